@@ -1,0 +1,164 @@
+# btslab: every entry point.
+#
+#   make run      build, boot the default suite in QEMU, print the log
+#   make test     host unit tests, fuzzing (bounded), tool tests, QEMU boot matrix
+#   make kernel   build/btslab.elf (64-bit, symbols) and build/btslab32.elf (QEMU -kernel)
+#   make iso      build/btslab.iso (GRUB, BIOS + UEFI, CD or USB stick)
+#   make check    host unit tests only
+#   make format / make lint / make clean
+#
+# Missing Debian packages are installed when run as root, named otherwise.
+
+.DEFAULT_GOAL := all
+.SUFFIXES:
+
+BUILD ?= build
+# V=1 shows the full commands.
+ifeq ($(V),1)
+Q :=
+say := @true
+else
+Q := @
+say := @printf '  %-7s %s\n'
+endif
+CC := gcc
+NASM := nasm
+LD := ld
+OBJCOPY := objcopy
+PYTHON := python3
+VERSION := 0.1.0
+
+PACKAGES := gcc make binutils nasm python3 perl git \
+	grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools \
+	qemu-system-x86 ovmf seabios libcmocka-dev clang libclang-rt-14-dev \
+	clang-format cppcheck
+
+# --- kernel ---------------------------------------------------------------
+
+KERNEL_CFLAGS := -std=gnu11 -ffreestanding -nostdinc \
+	-isystem $(shell $(CC) -print-file-name=include) \
+	-I. -I$(BUILD)/include \
+	-mno-red-zone -mgeneral-regs-only -fno-pic -fno-pie \
+	-fno-stack-protector -fno-omit-frame-pointer \
+	-fno-asynchronous-unwind-tables -fcf-protection=none \
+	-fno-toplevel-reorder -O2 -g -Wall -Wextra -Werror -MMD -MP
+KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 \
+	-z noexecstack --no-warn-rwx-segments -T linker.ld
+
+KERNEL_C := $(wildcard kernel/*.c drivers/*.c lib/*.c tests/kernel/*.c)
+KERNEL_ASM := $(wildcard boot/*.asm kernel/*.asm)
+KERNEL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C)) \
+	$(patsubst %.asm,$(BUILD)/obj/%.o,$(KERNEL_ASM))
+VERSION_H := $(BUILD)/include/kernel/version.h
+
+.PHONY: all kernel iso run test check format lint clean deps FORCE
+
+all: kernel iso
+
+deps:
+	@tools/deps.sh $(PACKAGES)
+
+kernel: $(BUILD)/btslab.elf $(BUILD)/btslab32.elf
+
+$(BUILD)/obj/%.o: %.c $(VERSION_H) | deps
+	@mkdir -p $(dir $@)
+	$(say) CC $<
+	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.asm | deps
+	@mkdir -p $(dir $@)
+	$(say) NASM $<
+	$(Q)$(NASM) -f elf64 -g -w+all -o $@ $<
+
+# Rewritten only when the version or commit changes.
+$(VERSION_H): FORCE
+	@mkdir -p $(dir $@)
+	@git_id=$$(git describe --always --dirty 2>/dev/null || echo unknown); \
+	printf '#define BTSLAB_VERSION "%s"\n#define BTSLAB_GIT "%s"\n' \
+		"$(VERSION)" "$$git_id" > $@.tmp; \
+	cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+
+# Two links: the first without symbols, to learn the addresses; the
+# second with the table, which sits after the code and moves none of it.
+$(BUILD)/ksyms0.o: tools/gen-ksyms | deps
+	@mkdir -p $(BUILD)
+	$(Q)tools/gen-ksyms --empty $(BUILD)/ksyms0.asm
+	$(Q)$(NASM) -f elf64 -o $@ $(BUILD)/ksyms0.asm
+
+$(BUILD)/btslab.pass1.elf: $(KERNEL_OBJ) $(BUILD)/ksyms0.o linker.ld
+	$(say) LD $@
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJ) $(BUILD)/ksyms0.o
+
+$(BUILD)/ksyms.o: $(BUILD)/btslab.pass1.elf tools/gen-ksyms
+	$(say) KSYMS $@
+	$(Q)tools/gen-ksyms $< $(BUILD)/ksyms.asm
+	$(Q)$(NASM) -f elf64 -o $@ $(BUILD)/ksyms.asm
+
+$(BUILD)/btslab.elf: $(KERNEL_OBJ) $(BUILD)/ksyms.o linker.ld
+	$(say) LD $@
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJ) $(BUILD)/ksyms.o
+	$(Q)tools/gen-ksyms --check $(BUILD)/btslab.pass1.elf $@
+
+# QEMU's multiboot loader takes only 32-bit ELF: same image, 32-bit container.
+$(BUILD)/btslab32.elf: $(BUILD)/btslab.elf
+	$(say) OBJCOPY $@
+	$(Q)$(OBJCOPY) -O elf32-i386 $< $@
+
+# --- images ---------------------------------------------------------------
+
+iso: $(BUILD)/btslab.iso
+
+$(BUILD)/btslab.iso: $(BUILD)/btslab.elf boot/grub.cfg | deps
+	@rm -rf $(BUILD)/iso && mkdir -p $(BUILD)/iso/boot/grub
+	$(Q)cp $(BUILD)/btslab.elf $(BUILD)/iso/boot/btslab.elf
+	$(Q)cp boot/grub.cfg $(BUILD)/iso/boot/grub/grub.cfg
+	$(say) ISO $@
+	$(Q)grub-mkrescue -o $@ $(BUILD)/iso 2> $(BUILD)/grub-mkrescue.log || \
+		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
+
+# --- running and testing --------------------------------------------------
+
+RUN_ARGS ?=
+run: kernel
+	tools/btslab-run $(RUN_ARGS)
+
+include tests/host/host.mk
+-include tests/host/bench.mk
+
+check: host-test
+
+# Every stage runs even when an earlier one fails; each leaves
+# build/results/STAGE.txt, and the summary adds them up.
+test: kernel iso
+	@rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results
+	@status=0; \
+	stage() { name=$$1; shift; \
+		echo "=== $$name"; \
+		if ! "$$@"; then status=1; \
+			[ -f $(BUILD)/results/$$name.txt ] || \
+			echo "passed=0 failed=1 skipped=0" > $(BUILD)/results/$$name.txt; \
+		fi; }; \
+	stage host $(MAKE) --no-print-directory host-test; \
+	stage fuzz $(MAKE) --no-print-directory fuzz; \
+	stage tools tests/tools/run; \
+	stage qemu tests/qemu/matrix; \
+	tools/test-summary $(BUILD)/results || status=1; \
+	exit $$status
+
+# --- hygiene --------------------------------------------------------------
+
+SOURCES := $(wildcard kernel/*.[ch] drivers/*.[ch] lib/*.[ch] tests/kernel/*.c tests/host/*.[ch])
+
+format: | deps
+	clang-format -i $(SOURCES)
+
+lint: | deps
+	clang-format --dry-run --Werror $(SOURCES)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+		--inline-suppr --std=c11 -I. -D__GNUC__ \
+		--suppress=missingIncludeSystem $(SOURCES)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(KERNEL_OBJ:.o=.d)

@@ -1,0 +1,76 @@
+/*
+ * Per-CPU data: descriptor tables, IST stacks, and the test runner's state
+ * for the CPU. Until SMP comes up only the boot CPU (index 0) is in use;
+ * this_cpu() returns it.
+ */
+#ifndef KERNEL_CPU_H
+#define KERNEL_CPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/ctx.h"
+
+#define MAX_CPUS 16
+
+#define IST_NMI 1
+#define IST_DF 2
+#define IST_MC 3
+#define IST_STACK_SIZE (16 * 1024)
+#define TEST_STACK_SIZE (64 * 1024)
+#define LANDING_STACK_SIZE (4 * 1024)
+
+/* Selectors; the user ones are laid out for SYSRET (STAR[63:48] = 0x18). */
+#define SEL_KCODE 0x08
+#define SEL_KDATA 0x10
+#define SEL_UCODE32 0x18
+#define SEL_UDATA 0x20
+#define SEL_UCODE64 0x28
+#define SEL_TSS 0x30
+
+struct tss {
+	uint32_t reserved0;
+	uint64_t rsp[3];
+	uint64_t reserved1;
+	uint64_t ist[7];
+	uint64_t reserved2;
+	uint16_t reserved3;
+	uint16_t iomap_base;
+} __attribute__((packed));
+
+enum test_state {
+	TEST_IDLE,
+	TEST_RUNNING,
+};
+
+struct cpu {
+	unsigned index;
+	uint64_t gdt[8];
+	struct tss tss;
+
+	/* Probe faults (kernel/fixup.h). */
+	int fault_vector;
+
+	/* Test runner: where an aborted test resumes, and why it stopped. */
+	volatile enum test_state test_state;
+	struct ctx runner_ctx;
+	struct test_run *test;
+
+	uint8_t ist_nmi[IST_STACK_SIZE] __attribute__((aligned(16)));
+	uint8_t ist_df[IST_STACK_SIZE] __attribute__((aligned(16)));
+	uint8_t ist_mc[IST_STACK_SIZE] __attribute__((aligned(16)));
+	uint8_t test_stack[TEST_STACK_SIZE] __attribute__((aligned(16)));
+	uint8_t landing_stack[LANDING_STACK_SIZE] __attribute__((aligned(16)));
+};
+
+extern struct cpu cpus[MAX_CPUS];
+
+static inline struct cpu *this_cpu(void)
+{
+	return &cpus[0];
+}
+
+/* Load this CPU's GDT, TSS and segment registers. */
+void gdt_init(struct cpu *c);
+
+#endif

@@ -1,0 +1,213 @@
+/*
+ * kernel_main: bring the machine up far enough to test, print the log
+ * header, run the selected tests, print the verdict and stop.
+ */
+#include "drivers/pic8259.h"
+#include "drivers/qemu_exit.h"
+#include "drivers/serial.h"
+#include "kernel/arch.h"
+#include "kernel/boot_info.h"
+#include "kernel/console.h"
+#include "kernel/cpu.h"
+#include "kernel/cpuinfo.h"
+#include "kernel/ksyms.h"
+#include "kernel/options.h"
+#include "kernel/paging.h"
+#include "kernel/reboot.h"
+#include "kernel/runner.h"
+#include "kernel/time.h"
+#include "kernel/trap.h"
+#include "kernel/version.h"
+
+#define TICK_HZ 100
+#define TICK_CHECK_MS 100
+
+static struct paging_info paging;
+static bool tick_alive;
+
+static void check_tick(void)
+{
+	uint64_t t0 = tick_count();
+	uint64_t end = rdtsc() + ms_to_tsc(TICK_CHECK_MS);
+
+	while (rdtsc() < end && tick_count() == t0)
+		cpu_relax();
+	tick_alive = tick_count() != t0;
+}
+
+static void print_cpu(void)
+{
+	const struct cpuinfo *ci = &cpu_info;
+	bool bts = ci->ds && ci->misc_enable_read && !ci->bts_unavailable;
+	bool pebs = ci->ds && ci->misc_enable_read && !ci->pebs_unavailable;
+
+	kprintf("# cpu vendor=%s family=%u model=0x%x stepping=%u \"%s\"\n",
+		ci->vendor, ci->family, ci->model, ci->stepping, ci->brand);
+	kprintf("# cpu ds=%d dtes64=%d ds_cpl=%d pdcm=%d bts=%d pebs=%d "
+		"x2apic=%d tsc_deadline=%d perfmon=%u counters=%u "
+		"tsc_hz=%lu tsc_source=%s invariant_tsc=%d\n",
+		ci->ds, ci->dtes64, ci->ds_cpl, ci->pdcm, bts, pebs, ci->x2apic,
+		ci->tsc_deadline, ci->perfmon_version, ci->perfmon_counters,
+		tsc.hz, tsc.source, tsc.invariant);
+	if (tsc.other_hz) {
+		int64_t d = (int64_t)tsc.other_hz - (int64_t)tsc.hz;
+
+		kprintf("# tsc %s=%lu %s=%lu differ_ppm=%ld\n", tsc.source,
+			tsc.hz, tsc.other_source, tsc.other_hz,
+			d * 1000000 / (int64_t)tsc.hz);
+	}
+	if (!ci->ds)
+		kputs("# bts hw: not available: CPUID.1:EDX[21]=0 (no Debug "
+		      "Store)\n");
+	else if (!ci->misc_enable_read)
+		kprintf("# bts hw: not available: reading IA32_MISC_ENABLE "
+			"(0x1A0) raised vector %d\n",
+			ci->misc_enable_vector);
+	else if (ci->bts_unavailable)
+		kputs("# bts hw: not available: IA32_MISC_ENABLE[11]=1 (BTS "
+		      "unavailable)\n");
+	else
+		kputs("# bts hw: available by CPUID and IA32_MISC_ENABLE\n");
+	if (ci->hypervisor)
+		kprintf("# hypervisor vendor=\"%s\": anything that exits to "
+			"the hypervisor (APIC, IPIs, MSRs, port I/O) is timed "
+			"with the hypervisor's cost, not the hardware's\n",
+			ci->hv_vendor);
+}
+
+static void print_header(const struct boot_info *bi)
+{
+	uint64_t usable = 0;
+	char names[64];
+
+	kputs("TAP version 13\n");
+	kprintf("# btslab %s (git %s) boot=%s firmware=%s\n", BTSLAB_VERSION,
+		BTSLAB_GIT, boot_path_name(bi->path),
+		firmware_name(bi->firmware));
+	if (bi->magic != 0x2BADB002u && bi->magic != 0x36D76289u)
+		kprintf("# boot: unknown loader magic 0x%x: no boot "
+			"information\n",
+			bi->magic);
+	kprintf("# loader \"%s\" cmdline \"%s\"%s\n",
+		bi->loader[0] ? bi->loader : "unknown", bi->cmdline,
+		bi->cmdline_truncated ? " (truncated)" : "");
+	print_cpu();
+	for (size_t i = 0; i < bi->nmem; i++)
+		if (bi->mem[i].type == MEM_USABLE)
+			usable += bi->mem[i].len;
+	kprintf("# memory regions=%zu dropped=%zu usable_mib=%lu "
+		"map_wb_2m=%zu map_uc_2m=%zu\n",
+		bi->nmem, bi->mem_dropped, usable >> 20, paging.wb_pages,
+		paging.uc_pages);
+	if (bi->rsdp_len)
+		kprintf("# acpi rsdp from the loader, %s\n",
+			bi->rsdp_len > 20 ? "ACPI 2.0+" : "ACPI 1.0");
+	else
+		kputs("# acpi rsdp not given by the loader\n");
+	if (bi->fb.present)
+		kprintf("# framebuffer %ux%u bpp=%u type=%u at 0x%lx\n",
+			bi->fb.width, bi->fb.height, bi->fb.bpp, bi->fb.type,
+			bi->fb.addr);
+	else
+		kputs("# framebuffer none\n");
+	console_names(names, sizeof(names));
+	kprintf("# console %s; qemu %s\n", names,
+		qemu_present() ? "detected (fw_cfg): exit through isa-debug-exit"
+			       : "not detected");
+	kprintf("# seed=%lu symbols=%zu\n", settings.seed, ksym_count());
+	kprintf("# watchdog tick=%s hz=%u alive=%s default_ms=%lu; "
+		"nmi=none: a test hung with interrupts disabled is not caught "
+		"in the kernel yet (the APIC work adds an NMI watchdog), the "
+		"host's timeout ends such a run\n",
+		tick_source(), tick_hz(), tick_alive ? "yes" : "NO",
+		settings.watchdog_ms);
+}
+
+static void __attribute__((noreturn)) finish(const struct run_totals *tot)
+{
+	kprintf("# btslab done: %u passed, %u failed, %u skipped\n",
+		tot->passed, tot->failed, tot->skipped);
+	qemu_exit(tot->failed ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
+	if (settings.reboot)
+		machine_reboot();
+	for (;;) {
+		irq_disable();
+		halt();
+	}
+}
+
+static unsigned count_selected(void)
+{
+	unsigned n = 0;
+
+	for (const struct test_case *tc = tests_begin(); tc < tests_end(); tc++)
+		n += test_selected(tc);
+	return n;
+}
+
+static void list_tests(void)
+{
+	for (const struct test_case *tc = tests_begin(); tc < tests_end(); tc++)
+		kprintf("# test %s%s\n", tc->name,
+			tc->flags & TEST_EXPLICIT ? " (explicit)" : "");
+	kputs("1..0 # SKIP listing the tests only\n");
+}
+
+void kernel_main(struct boot_info *bi)
+{
+	static struct cmdline_errors errs;
+	struct run_totals tot = { 0, 0, 0 };
+	struct cpu *c = &cpus[0];
+	unsigned planned, number = 0;
+	const char *msgs[CMDLINE_ERR_MAX + 1];
+	size_t nerr;
+
+	c->index = 0;
+	gdt_init(c);
+	idt_init();
+	serial_init();
+	qemu_detect();
+	cpuinfo_init();
+	paging_init(bi, &paging);
+	pic_init(VEC_IRQ_BASE);
+	time_init();
+	tick_init(TICK_HZ);
+	irq_enable();
+	check_tick();
+
+	nerr = options_parse(bi->cmdline, &errs);
+	if (!settings.seed_given)
+		settings.seed = rdtsc();
+	runner_set_seed(settings.seed);
+	print_header(bi);
+
+	if (nerr) {
+		/* Never run a default suite in place of the one asked for. */
+		size_t n = 0;
+
+		for (; n < errs.n; n++)
+			msgs[n] = errs.msg[n];
+		if (errs.dropped)
+			msgs[n++] = "further errors not shown";
+		kputs("1..1\n");
+		runner_report_fail(1, "cmdline.parse", msgs, n, &tot);
+		finish(&tot);
+	}
+	if (settings.list) {
+		list_tests();
+		finish(&tot);
+	}
+
+	planned = count_selected() * (unsigned)settings.repeat;
+	kprintf("# boot entry_to_first_test_cycles=%lu us=%lu\n",
+		rdtsc() - bi->entry_tsc, tsc_to_us(rdtsc() - bi->entry_tsc));
+	kprintf("1..%u\n", planned);
+	for (const struct test_case *tc = tests_begin(); tc < tests_end(); tc++) {
+		if (!test_selected(tc))
+			continue;
+		for (uint64_t r = 0; r < settings.repeat; r++)
+			runner_run(tc, ++number, (uint32_t)settings.watchdog_ms,
+				   &tot);
+	}
+	finish(&tot);
+}

@@ -1,0 +1,42 @@
+/*
+ * The kernel command line: the option table, the settings it fills, and
+ * test selection (kernel/options.c).
+ */
+#ifndef KERNEL_OPTIONS_H
+#define KERNEL_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/test.h"
+#include "lib/cmdline.h"
+
+#define OPT_TESTS_MAX 255
+#define OPT_GLOBS_MAX 32
+
+struct settings {
+	char tests[OPT_TESTS_MAX + 1];
+	bool tests_given;
+	const char *globs[OPT_GLOBS_MAX];
+	unsigned nglobs;
+	bool list;
+	bool reboot;
+	uint64_t repeat;
+	uint64_t seed;
+	bool seed_given;
+	uint64_t watchdog_ms;
+	char globs_buf[OPT_TESTS_MAX + 1];
+};
+
+extern struct settings settings;
+
+/*
+ * Parse the command line into settings, then check what the table cannot
+ * (each tests= pattern selects something). Returns the number of errors.
+ */
+size_t options_parse(const char *cmdline, struct cmdline_errors *errs);
+
+/* Whether the settings select this test. */
+bool test_selected(const struct test_case *tc);
+
+#endif
