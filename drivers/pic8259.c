@@ -9,16 +9,16 @@
 #include "kernel/arch.h"
 #include "kernel/trap.h"
 
-#define PIC1_CMD 0x20
+#define PIC1_CMD  0x20
 #define PIC1_DATA 0x21
-#define PIC2_CMD 0xA0
+#define PIC2_CMD  0xA0
 #define PIC2_DATA 0xA1
 
 #define ICW1_INIT_ICW4 0x11
-#define ICW4_8086 0x01
-#define OCW2_EOI 0x20
-#define OCW3_READ_ISR 0x0B
-#define CASCADE_IRQ 2
+#define ICW4_8086      0x01
+#define OCW2_EOI       0x20
+#define OCW3_READ_ISR  0x0B
+#define CASCADE_IRQ    2
 
 static uint8_t vector_base;
 static uint16_t mask = 0xFFFF;
@@ -82,7 +82,7 @@ void pic_init(uint8_t base)
 
 void pic_unmask(unsigned irq)
 {
-	mask &= (uint16_t)~(1u << irq);
+	mask &= (uint16_t) ~(1u << irq);
 	write_mask();
 }
 

@@ -11,13 +11,13 @@
 #define PIT_CH0 0x40
 #define PIT_CH2 0x42
 #define PIT_CMD 0x43
-#define PORT_B 0x61
+#define PORT_B	0x61
 
-#define PORTB_GATE2 0x01
+#define PORTB_GATE2   0x01
 #define PORTB_SPEAKER 0x02
-#define PORTB_OUT2 0x20
+#define PORTB_OUT2    0x20
 
-#define CMD_CH0_RATE_LOHI 0x34 /* channel 0, lo/hi byte, mode 2 */
+#define CMD_CH0_RATE_LOHI    0x34 /* channel 0, lo/hi byte, mode 2 */
 #define CMD_CH2_ONESHOT_LOHI 0xB0 /* channel 2, lo/hi byte, mode 0 */
 
 /* Polls of port 0x61 before we decide the PIT is not counting. */
@@ -33,7 +33,7 @@ uint64_t pit_measure_tsc(unsigned ms)
 	if (count > 0xFFFF)
 		count = 0xFFFF;
 	/* Gate low, speaker off, then load the count: OUT2 goes low. */
-	b = inb(PORT_B) & (uint8_t)~(PORTB_SPEAKER | PORTB_GATE2);
+	b = inb(PORT_B) & (uint8_t) ~(PORTB_SPEAKER | PORTB_GATE2);
 	outb(PORT_B, b);
 	outb(PIT_CMD, CMD_CH2_ONESHOT_LOHI);
 	outb(PIT_CH2, count & 0xFF);

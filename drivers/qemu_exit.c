@@ -7,10 +7,10 @@
 
 #include "kernel/arch.h"
 
-#define FW_CFG_PORT_SEL 0x510
+#define FW_CFG_PORT_SEL	 0x510
 #define FW_CFG_PORT_DATA 0x511
 #define FW_CFG_SIGNATURE 0x0000
-#define DEBUG_EXIT_PORT 0xF4
+#define DEBUG_EXIT_PORT	 0xF4
 
 static bool under_qemu;
 

@@ -9,8 +9,8 @@
 #include <stdbool.h>
 
 enum qemu_exit_code {
-	QEMU_EXIT_PASS = 0x10,  /* QEMU status 33 */
-	QEMU_EXIT_FAIL = 0x11,  /* 35 */
+	QEMU_EXIT_PASS = 0x10,	/* QEMU status 33 */
+	QEMU_EXIT_FAIL = 0x11,	/* 35 */
 	QEMU_EXIT_PANIC = 0x12, /* 37 */
 };
 

@@ -26,16 +26,16 @@
 #define UART_LSR 5
 #define UART_SCR 7
 
-#define LCR_DLAB 0x80
-#define LCR_8N1 0x03
+#define LCR_DLAB	 0x80
+#define LCR_8N1		 0x03
 #define FCR_ENABLE_CLEAR 0x07 /* enable FIFOs, clear both */
 #define MCR_DTR_RTS_OUT2 0x0B
-#define MCR_LOOP 0x10
-#define LSR_THRE 0x20 /* transmit holding register empty */
+#define MCR_LOOP	 0x10
+#define LSR_THRE	 0x20 /* transmit holding register empty */
 
-#define FIFO_DEPTH 16
+#define FIFO_DEPTH   16
 /* About 10 ms of polling at ISA port speed: a character takes 87 us. */
-#define THRE_SPINS 10000
+#define THRE_SPINS   10000
 /* After this many timeouts in a row, consider the UART gone. */
 #define MAX_TIMEOUTS 4
 

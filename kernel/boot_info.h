@@ -9,8 +9,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum boot_path { BOOT_MULTIBOOT1, BOOT_MULTIBOOT2, BOOT_EFI };
-enum firmware_kind { FIRMWARE_BIOS, FIRMWARE_UEFI };
+enum boot_path {
+	BOOT_MULTIBOOT1,
+	BOOT_MULTIBOOT2,
+	BOOT_EFI
+};
+enum firmware_kind {
+	FIRMWARE_BIOS,
+	FIRMWARE_UEFI
+};
 
 /* Memory types as in the E820 / multiboot memory map. */
 enum mem_type {
@@ -52,7 +59,7 @@ struct boot_info {
 		uint8_t bpp, type; /* type: 0 indexed, 1 RGB, 2 EGA text */
 	} fb;
 
-	uint32_t magic;     /* what the loader put in EAX */
+	uint32_t magic;	    /* what the loader put in EAX */
 	uint64_t entry_tsc; /* TSC at the first kernel instruction */
 };
 

@@ -13,20 +13,20 @@
 
 #define MAX_CPUS 16
 
-#define IST_NMI 1
-#define IST_DF 2
-#define IST_MC 3
-#define IST_STACK_SIZE (16 * 1024)
-#define TEST_STACK_SIZE (64 * 1024)
+#define IST_NMI		   1
+#define IST_DF		   2
+#define IST_MC		   3
+#define IST_STACK_SIZE	   (16 * 1024)
+#define TEST_STACK_SIZE	   (64 * 1024)
 #define LANDING_STACK_SIZE (4 * 1024)
 
 /* Selectors; the user ones are laid out for SYSRET (STAR[63:48] = 0x18). */
-#define SEL_KCODE 0x08
-#define SEL_KDATA 0x10
+#define SEL_KCODE   0x08
+#define SEL_KDATA   0x10
 #define SEL_UCODE32 0x18
-#define SEL_UDATA 0x20
+#define SEL_UDATA   0x20
 #define SEL_UCODE64 0x28
-#define SEL_TSS 0x30
+#define SEL_TSS	    0x30
 
 struct tss {
 	uint32_t reserved0;

@@ -10,8 +10,8 @@
 #include "kernel/fixup.h"
 #include "lib/string.h"
 
-#define MSR_IA32_MISC_ENABLE 0x1A0
-#define MISC_BTS_UNAVAILABLE (1ull << 11)
+#define MSR_IA32_MISC_ENABLE  0x1A0
+#define MISC_BTS_UNAVAILABLE  (1ull << 11)
 #define MISC_PEBS_UNAVAILABLE (1ull << 12)
 
 struct cpuinfo cpu_info;

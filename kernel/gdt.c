@@ -12,7 +12,7 @@
 struct cpu cpus[MAX_CPUS];
 
 #define DESC_CODE64(dpl) (0x00AF9A000000FFFFull | ((uint64_t)(dpl) << 45))
-#define DESC_DATA(dpl) (0x00CF92000000FFFFull | ((uint64_t)(dpl) << 45))
+#define DESC_DATA(dpl)	 (0x00CF92000000FFFFull | ((uint64_t)(dpl) << 45))
 #define DESC_CODE32(dpl) (0x00CF9A000000FFFFull | ((uint64_t)(dpl) << 45))
 
 struct gdt_ptr {

@@ -64,6 +64,7 @@ void trap_set_handler(unsigned vector, trap_handler h)
 
 trap_handler trap_get_handler(unsigned vector)
 {
-	return vector < 256 ? __atomic_load_n(&handlers[vector],
-					      __ATOMIC_ACQUIRE) : 0;
+	return vector < 256
+		       ? __atomic_load_n(&handlers[vector], __ATOMIC_ACQUIRE)
+		       : 0;
 }

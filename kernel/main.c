@@ -19,7 +19,7 @@
 #include "kernel/trap.h"
 #include "kernel/version.h"
 
-#define TICK_HZ 100
+#define TICK_HZ	      100
 #define TICK_CHECK_MS 100
 
 static struct paging_info paging;
@@ -112,8 +112,9 @@ static void print_header(const struct boot_info *bi)
 		kputs("# framebuffer none\n");
 	console_names(names, sizeof(names));
 	kprintf("# console %s; qemu %s\n", names,
-		qemu_present() ? "detected (fw_cfg): exit through isa-debug-exit"
-			       : "not detected");
+		qemu_present()
+			? "detected (fw_cfg): exit through isa-debug-exit"
+			: "not detected");
 	kprintf("# seed=%lu symbols=%zu\n", settings.seed, ksym_count());
 	kprintf("# watchdog tick=%s hz=%u alive=%s default_ms=%lu; "
 		"nmi=none: a test hung with interrupts disabled is not caught "
@@ -202,7 +203,8 @@ void kernel_main(struct boot_info *bi)
 	kprintf("# boot entry_to_first_test_cycles=%lu us=%lu\n",
 		rdtsc() - bi->entry_tsc, tsc_to_us(rdtsc() - bi->entry_tsc));
 	kprintf("1..%u\n", planned);
-	for (const struct test_case *tc = tests_begin(); tc < tests_end(); tc++) {
+	for (const struct test_case *tc = tests_begin(); tc < tests_end();
+	     tc++) {
 		if (!test_selected(tc))
 			continue;
 		for (uint64_t r = 0; r < settings.repeat; r++)

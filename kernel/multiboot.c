@@ -15,19 +15,19 @@
 #define MB2_MAGIC 0x36D76289u
 
 #define MB1_FLAG_CMDLINE (1u << 2)
-#define MB1_FLAG_MMAP (1u << 6)
-#define MB1_FLAG_LOADER (1u << 9)
+#define MB1_FLAG_MMAP	 (1u << 6)
+#define MB1_FLAG_LOADER	 (1u << 9)
 
-#define MB2_TAG_END 0
-#define MB2_TAG_CMDLINE 1
-#define MB2_TAG_LOADER 2
-#define MB2_TAG_MMAP 6
+#define MB2_TAG_END	    0
+#define MB2_TAG_CMDLINE	    1
+#define MB2_TAG_LOADER	    2
+#define MB2_TAG_MMAP	    6
 #define MB2_TAG_FRAMEBUFFER 8
-#define MB2_TAG_EFI32 11
-#define MB2_TAG_EFI64 12
-#define MB2_TAG_ACPI_OLD 14
-#define MB2_TAG_ACPI_NEW 15
-#define MB2_TAG_EFI_MMAP 17
+#define MB2_TAG_EFI32	    11
+#define MB2_TAG_EFI64	    12
+#define MB2_TAG_ACPI_OLD    14
+#define MB2_TAG_ACPI_NEW    15
+#define MB2_TAG_EFI_MMAP    17
 
 struct mb1_info {
 	uint32_t flags;
@@ -170,7 +170,8 @@ static void parse_mb2(struct boot_info *bi, const uint8_t *info)
 				break;
 			for (; e + m->entry_size <= p + tag->size;
 			     e += m->entry_size) {
-				const struct mb2_mmap_entry *me = (const void *)e;
+				const struct mb2_mmap_entry *me =
+					(const void *)e;
 
 				add_region(bi, me->base, me->len, me->type);
 			}
@@ -198,8 +199,9 @@ static void parse_mb2(struct boot_info *bi, const uint8_t *info)
 			/* Prefer the ACPI 2.0 copy when both are there. */
 			if (tag->type == MB2_TAG_ACPI_OLD && bi->rsdp_len > 20)
 				break;
-			bi->rsdp_len = plen < sizeof(bi->rsdp) ? plen
-							      : sizeof(bi->rsdp);
+			bi->rsdp_len = plen < sizeof(bi->rsdp)
+					       ? plen
+					       : sizeof(bi->rsdp);
 			memcpy(bi->rsdp, payload, bi->rsdp_len);
 			break;
 		}

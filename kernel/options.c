@@ -9,9 +9,9 @@
 #include "lib/glob.h"
 #include "lib/string.h"
 
-#define REPEAT_MAX 1000
-#define WATCHDOG_MS_MIN 10
-#define WATCHDOG_MS_MAX 3600000
+#define REPEAT_MAX	    1000
+#define WATCHDOG_MS_MIN	    10
+#define WATCHDOG_MS_MAX	    3600000
 #define WATCHDOG_MS_DEFAULT 10000
 
 struct settings settings = {
@@ -26,8 +26,8 @@ static const struct cmdline_opt option_table[] = {
 	  "print the test names and stop" },
 	{ "repeat", CL_UINT, 1, REPEAT_MAX, &settings.repeat, 0,
 	  "run each selected test N times" },
-	{ "seed", CL_UINT, 0, UINT64_MAX, &settings.seed,
-	  &settings.seed_given, "seed for randomized tests" },
+	{ "seed", CL_UINT, 0, UINT64_MAX, &settings.seed, &settings.seed_given,
+	  "seed for randomized tests" },
 	{ "watchdog_ms", CL_UINT, WATCHDOG_MS_MIN, WATCHDOG_MS_MAX,
 	  &settings.watchdog_ms, 0, "default per-test time limit" },
 	{ "reboot", CL_FLAG, 0, 0, &settings.reboot, 0,
@@ -100,7 +100,8 @@ size_t options_parse(const char *cmdline, struct cmdline_errors *errs)
 		     tc < tests_end() && !any; tc++)
 			any = glob_selects(settings.globs[i], tc);
 		if (!any)
-			cmdline_error(errs, "tests: pattern '%s' matches no test",
+			cmdline_error(errs,
+				      "tests: pattern '%s' matches no test",
 				      settings.globs[i]);
 	}
 	return errs->n + errs->dropped;

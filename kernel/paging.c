@@ -10,9 +10,9 @@
 #include "kernel/arch.h"
 #include "kernel/boot_info.h"
 
-#define PTE_PWT (1ull << 3)
-#define PTE_PCD (1ull << 4)
-#define PAGE_2M (2ull << 20)
+#define PTE_PWT	 (1ull << 3)
+#define PTE_PCD	 (1ull << 4)
+#define PAGE_2M	 (2ull << 20)
 #define PAGES_4G 2048
 
 extern uint64_t boot_pd[PAGES_4G];

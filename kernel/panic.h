@@ -5,7 +5,7 @@
 struct trap_frame;
 
 __attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt,
-							    ...);
+							   ...);
 __attribute__((noreturn)) void panic_trap(const struct trap_frame *f);
 
 #endif

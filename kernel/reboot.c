@@ -8,10 +8,10 @@
 #include "kernel/arch.h"
 #include "kernel/time.h"
 
-#define RESET_CONTROL 0xCF9
-#define RST_CPU_SYS 0x06 /* SYS_RST | RST_CPU: a full reset */
-#define KBC_STATUS 0x64
-#define KBC_INPUT_FULL 0x02
+#define RESET_CONTROL	0xCF9
+#define RST_CPU_SYS	0x06 /* SYS_RST | RST_CPU: a full reset */
+#define KBC_STATUS	0x64
+#define KBC_INPUT_FULL	0x02
 #define KBC_PULSE_RESET 0xFE
 
 void machine_reboot(void)

@@ -63,8 +63,8 @@ bool t_failed(const struct test_run *t)
 	return t->failures != 0;
 }
 
-void t_fail_at(struct test_run *t, const char *file, int line,
-	       const char *fmt, ...)
+void t_fail_at(struct test_run *t, const char *file, int line, const char *fmt,
+	       ...)
 {
 	va_list ap;
 
@@ -93,8 +93,8 @@ bool t_expect_u64_at(struct test_run *t, const char *file, int line,
 	if (expected == got)
 		return true;
 	if (t->failures == 0) {
-		lib_snprintf(t->expected, sizeof(t->expected),
-			     "%lu (0x%lx)", expected, expected);
+		lib_snprintf(t->expected, sizeof(t->expected), "%lu (0x%lx)",
+			     expected, expected);
 		lib_snprintf(t->got, sizeof(t->got), "%lu (0x%lx)", got, got);
 	}
 	t_fail_at(t, file, line, "%s differs", what);
@@ -302,8 +302,7 @@ void runner_run(const struct test_case *tc, unsigned number,
 	c->test = &t;
 	canary_set(c);
 	if (ctx_save(&c->runner_ctx) == 0) {
-		call_on_stack(trampoline, &t,
-			      c->test_stack + TEST_STACK_SIZE);
+		call_on_stack(trampoline, &t, c->test_stack + TEST_STACK_SIZE);
 	} else {
 		/* Aborted: release what the test may have held. */
 		console_abort_unlock();

@@ -30,7 +30,7 @@ typedef void (*test_fn)(struct test_run *t);
 struct test_case {
 	const char *name; /* area.case[.variant], lower case */
 	test_fn fn;
-	const void *arg;     /* variant parameter, see t_arg() */
+	const void *arg; /* variant parameter, see t_arg() */
 	uint32_t flags;
 	uint32_t timeout_ms; /* 0: the watchdog_ms option */
 };
@@ -41,11 +41,9 @@ struct test_case {
  */
 #define TEST_EXPLICIT 0x1u
 
-#define TEST_CASE(id, ...)                                                     \
-	static const struct test_case test_case_##id                            \
-		__attribute__((used, section(".tests"), aligned(8))) = {       \
-			__VA_ARGS__                                             \
-	}
+#define TEST_CASE(id, ...)                                           \
+	static const struct test_case test_case_##id __attribute__(( \
+		used, section(".tests"), aligned(8))) = { __VA_ARGS__ }
 
 enum test_result {
 	RESULT_PASS,
@@ -73,8 +71,8 @@ struct test_run {
 
 const void *t_arg(const struct test_run *t);
 
-void t_fail_at(struct test_run *t, const char *file, int line,
-	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void t_fail_at(struct test_run *t, const char *file, int line, const char *fmt,
+	       ...) __attribute__((format(printf, 4, 5)));
 bool t_assert_at(struct test_run *t, const char *file, int line, bool ok,
 		 const char *text);
 bool t_expect_u64_at(struct test_run *t, const char *file, int line,
@@ -95,8 +93,8 @@ uint64_t t_rand(void);
 
 #define T_ASSERT(t, cond) t_assert_at(t, __FILE__, __LINE__, !!(cond), #cond)
 
-#define T_EXPECT_EQ(t, what, expected, got)                                    \
-	t_expect_u64_at(t, __FILE__, __LINE__, what, (uint64_t)(expected),     \
+#define T_EXPECT_EQ(t, what, expected, got)                                \
+	t_expect_u64_at(t, __FILE__, __LINE__, what, (uint64_t)(expected), \
 			(uint64_t)(got))
 
 #endif

@@ -14,7 +14,7 @@
 #include "kernel/runner.h"
 #include "kernel/trap.h"
 
-#define CALIBRATION_MS 20
+#define CALIBRATION_MS	 20
 #define CALIBRATION_RUNS 3
 
 struct tsc_info tsc;

@@ -9,10 +9,10 @@
 
 struct tsc_info {
 	uint64_t hz;
-	const char *source;  /* "cpuid15", "cpuid16", "pit" or "none" */
-	uint64_t other_hz;   /* a second estimate where there is one, or 0 */
+	const char *source; /* "cpuid15", "cpuid16", "pit" or "none" */
+	uint64_t other_hz;  /* a second estimate where there is one, or 0 */
 	const char *other_source;
-	int invariant;       /* CPUID.80000007H:EDX[8] */
+	int invariant; /* CPUID.80000007H:EDX[8] */
 };
 
 extern struct tsc_info tsc;

@@ -16,17 +16,38 @@
 extern const struct ex_entry __ex_table_start[], __ex_table_end[];
 
 static const char *const exception_names[32] = {
-	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
-	"#OF overflow", "#BR bound range", "#UD invalid opcode",
-	"#NM device not available", "#DF double fault",
-	"coprocessor segment overrun", "#TS invalid TSS",
-	"#NP segment not present", "#SS stack fault",
-	"#GP general protection", "#PF page fault", "reserved 15",
-	"#MF x87 floating point", "#AC alignment check", "#MC machine check",
-	"#XM SIMD floating point", "#VE virtualization", "#CP control protection",
-	"reserved 22", "reserved 23", "reserved 24", "reserved 25",
-	"reserved 26", "reserved 27", "#HV hypervisor injection",
-	"#VC VMM communication", "#SX security", "reserved 31",
+	"#DE divide error",
+	"#DB debug",
+	"NMI",
+	"#BP breakpoint",
+	"#OF overflow",
+	"#BR bound range",
+	"#UD invalid opcode",
+	"#NM device not available",
+	"#DF double fault",
+	"coprocessor segment overrun",
+	"#TS invalid TSS",
+	"#NP segment not present",
+	"#SS stack fault",
+	"#GP general protection",
+	"#PF page fault",
+	"reserved 15",
+	"#MF x87 floating point",
+	"#AC alignment check",
+	"#MC machine check",
+	"#XM SIMD floating point",
+	"#VE virtualization",
+	"#CP control protection",
+	"reserved 22",
+	"reserved 23",
+	"reserved 24",
+	"reserved 25",
+	"reserved 26",
+	"reserved 27",
+	"#HV hypervisor injection",
+	"#VC VMM communication",
+	"#SX security",
+	"reserved 31",
 };
 
 const char *trap_name(unsigned vector)
@@ -43,10 +64,13 @@ int fault_vector(void)
 
 uint64_t fixup_lookup(uint64_t rip)
 {
-	for (const struct ex_entry *e = __ex_table_start; e < __ex_table_end;
-	     e++)
-		if (e->insn == rip)
-			return e->fixup;
+	/* Linker symbols: count by address, not by comparing pointers. */
+	size_t n = ((uintptr_t)__ex_table_end - (uintptr_t)__ex_table_start) /
+		   sizeof(struct ex_entry);
+
+	for (size_t i = 0; i < n; i++)
+		if (__ex_table_start[i].insn == rip)
+			return __ex_table_start[i].fixup;
 	return 0;
 }
 

@@ -16,7 +16,7 @@
 #include "lib/string.h"
 
 #define MSR_IA32_EFER 0xC0000080
-#define EFER_LMA (1ull << 10)
+#define EFER_LMA      (1ull << 10)
 
 /*
  * A probe that faults returns an error with the right vector instead of
@@ -172,8 +172,8 @@ static void kernel_ksyms(struct test_run *t)
 	ksym_format((uint64_t)kernel_main + 5, buf, sizeof(buf));
 	if (strcmp(buf, "kernel_main+0x5"))
 		t_fail(t, "kernel_main+5 formatted as '%s'", buf);
-	T_EXPECT_EQ(t, "address of kernel_main by name",
-		    (uint64_t)kernel_main, ksym_address("kernel_main"));
+	T_EXPECT_EQ(t, "address of kernel_main by name", (uint64_t)kernel_main,
+		    ksym_address("kernel_main"));
 	T_ASSERT(t, ksym_lookup(0x10, &off) == NULL);
 }
 TEST_CASE(ksyms, .name = "kernel.ksyms", .fn = kernel_ksyms);
@@ -192,5 +192,4 @@ static void kernel_tsc_monotonic(struct test_run *t)
 		prev = now;
 	}
 }
-TEST_CASE(tsc_mono, .name = "kernel.tsc.monotonic",
-	  .fn = kernel_tsc_monotonic);
+TEST_CASE(tsc_mono, .name = "kernel.tsc.monotonic", .fn = kernel_tsc_monotonic);
