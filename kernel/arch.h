@@ -198,6 +198,19 @@ static inline uint64_t muldiv64(uint64_t a, uint64_t b, uint64_t c)
 	return q;
 }
 
+/*
+ * A pointer to physical memory (identity-mapped). The empty asm hides the
+ * constant from GCC, which otherwise warns that low fixed addresses such
+ * as the BIOS data area are "outside array bounds".
+ */
+static inline void *phys_ptr(uint64_t phys)
+{
+	void *p = (void *)phys;
+
+	asm("" : "+r"(p));
+	return p;
+}
+
 #define barrier() asm volatile("" : : : "memory")
 
 #endif

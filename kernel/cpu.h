@@ -11,6 +11,8 @@
 
 #include "kernel/ctx.h"
 
+struct defer_work;
+
 #define MAX_CPUS 16
 
 #define IST_NMI		   1
@@ -50,6 +52,10 @@ struct cpu {
 
 	/* Probe faults (kernel/fixup.h). */
 	int fault_vector;
+
+	/* NMI nesting (kernel/nmi.c) and deferred work (kernel/defer.c). */
+	volatile unsigned nmi_depth;
+	struct defer_work *defer_head;
 
 	/* Test runner: where an aborted test resumes, and why it stopped. */
 	volatile enum test_state test_state;

@@ -2,21 +2,27 @@
  * kernel_main: bring the machine up far enough to test, print the log
  * header, run the selected tests, print the verdict and stop.
  */
+#include "drivers/lapic.h"
 #include "drivers/pic8259.h"
 #include "drivers/qemu_exit.h"
 #include "drivers/serial.h"
+#include "kernel/acpi_tables.h"
 #include "kernel/arch.h"
 #include "kernel/boot_info.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/cpuinfo.h"
+#include "kernel/defer.h"
 #include "kernel/ksyms.h"
+#include "kernel/nmi.h"
 #include "kernel/options.h"
 #include "kernel/paging.h"
 #include "kernel/reboot.h"
 #include "kernel/runner.h"
 #include "kernel/time.h"
+#include "kernel/watchdog.h"
 #include "kernel/trap.h"
+#include "kernel/vectors.h"
 #include "kernel/version.h"
 
 #define TICK_HZ	      100
@@ -24,15 +30,16 @@
 
 static struct paging_info paging;
 static bool tick_alive;
+static bool acpi_ok;
 
 static void check_tick(void)
 {
-	uint64_t t0 = tick_count();
+	uint64_t t0 = watchdog_ticks();
 	uint64_t end = rdtsc() + ms_to_tsc(TICK_CHECK_MS);
 
-	while (rdtsc() < end && tick_count() == t0)
+	while (rdtsc() < end && watchdog_ticks() == t0)
 		cpu_relax();
-	tick_alive = tick_count() != t0;
+	tick_alive = watchdog_ticks() != t0;
 }
 
 static void print_cpu(void)
@@ -75,6 +82,45 @@ static void print_cpu(void)
 			ci->hv_vendor);
 }
 
+static void print_acpi(void)
+{
+	const struct acpi_info *a = &acpi_info;
+	const struct acpi_madt *m = &a->madt;
+
+	if (!a->root_sig[0]) {
+		kprintf("# acpi none (rsdp=%s)\n", acpi_rsdp_source());
+	} else {
+		kprintf("# acpi rsdp=%s rev=%u oem=\"%s\" root=%s tables=%zu "
+			"problems=%zu\n",
+			acpi_rsdp_source(), a->rsdp_revision, a->oem_id,
+			a->root_sig, a->ntables, a->nmsgs + a->msgs_dropped);
+		kprintf("# acpi madt=%d cpus=%zu enabled=%zu dropped=%zu "
+			"ioapics=%zu overrides=%zu lapic_nmis=%zu pcat_compat=%d "
+			"hpet=%d\n",
+			m->present, m->ncpus, m->cpus_enabled, m->cpus_dropped,
+			m->nioapics, m->noverrides, m->nlapic_nmis,
+			m->pcat_compat, a->hpet.usable);
+	}
+	for (size_t i = 0; i < a->nmsgs; i++)
+		kprintf("# acpi problem: %s\n", a->msgs[i]);
+	(void)acpi_ok;
+}
+
+static void print_apic(void)
+{
+	if (!apic) {
+		kputs("# apic none (CPUID.1:EDX[9]=0)\n");
+		return;
+	}
+	kprintf("# apic mode=%s id=%u base=0x%lx%s firmware_mode=%s "
+		"x2apic=%s\n",
+		apic->name, apic->id(), apic_boot.mmio_base,
+		apic_boot.moved ? " (moved from 0xfee00000)" : "",
+		apic_boot.x2apic_at_boot ? "x2apic" : "xapic",
+		apic_boot.x2apic_capable ? "yes"
+					 : "no (CPUID.1:ECX[21]=0)");
+}
+
 static void print_header(const struct boot_info *bi)
 {
 	uint64_t usable = 0;
@@ -99,11 +145,8 @@ static void print_header(const struct boot_info *bi)
 		"map_wb_2m=%zu map_uc_2m=%zu\n",
 		bi->nmem, bi->mem_dropped, usable >> 20, paging.wb_pages,
 		paging.uc_pages);
-	if (bi->rsdp_len)
-		kprintf("# acpi rsdp from the loader, %s\n",
-			bi->rsdp_len > 20 ? "ACPI 2.0+" : "ACPI 1.0");
-	else
-		kputs("# acpi rsdp not given by the loader\n");
+	print_acpi();
+	print_apic();
 	if (bi->fb.present)
 		kprintf("# framebuffer %ux%u bpp=%u type=%u at 0x%lx\n",
 			bi->fb.width, bi->fb.height, bi->fb.bpp, bi->fb.type,
@@ -116,12 +159,14 @@ static void print_header(const struct boot_info *bi)
 			? "detected (fw_cfg): exit through isa-debug-exit"
 			: "not detected");
 	kprintf("# seed=%lu symbols=%zu\n", settings.seed, ksym_count());
-	kprintf("# watchdog tick=%s hz=%u alive=%s default_ms=%lu; "
-		"nmi=none: a test hung with interrupts disabled is not caught "
-		"in the kernel yet (the APIC work adds an NMI watchdog), the "
-		"host's timeout ends such a run\n",
-		tick_source(), tick_hz(), tick_alive ? "yes" : "NO",
-		settings.watchdog_ms);
+	kprintf("# watchdog tick=%s hz=%u alive=%s default_ms=%lu", watchdog_source(),
+		watchdog_hz(), tick_alive ? "yes" : "NO", settings.watchdog_ms);
+	if (watchdog_catches_cli())
+		kputs(" catches_cli=yes\n");
+	else
+		kprintf(" catches_cli=no (%s): a test hung with interrupts "
+			"disabled ends the run by the host's timeout\n",
+			watchdog_no_nmi_reason());
 }
 
 static void __attribute__((noreturn)) finish(const struct run_totals *tot)
@@ -170,9 +215,15 @@ void kernel_main(struct boot_info *bi)
 	qemu_detect();
 	cpuinfo_init();
 	paging_init(bi, &paging);
-	pic_init(VEC_IRQ_BASE);
+	pic_init(VEC_PIC_BASE);
+	if (lapic_probe())
+		lapic_set_mode(apic_boot.x2apic_at_boot ? APIC_MODE_X2APIC
+							: APIC_MODE_XAPIC);
+	nmi_init();
+	defer_init();
+	acpi_ok = acpi_tables_init(bi);
 	time_init();
-	tick_init(TICK_HZ);
+	watchdog_init();
 	irq_enable();
 	check_tick();
 

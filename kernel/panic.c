@@ -42,3 +42,13 @@ void panic_trap(const struct trap_frame *f)
 	trap_dump(f, "# ");
 	stop();
 }
+
+void panic_trap_in_nmi(const struct trap_frame *f)
+{
+	irq_disable();
+	kprintf("Bail out! kernel panic: %s (vector %lu) inside an NMI "
+		"handler: NMI handlers must not take exceptions\n",
+		trap_name(f->vector), f->vector);
+	trap_dump(f, "# ");
+	stop();
+}

@@ -8,4 +8,6 @@ __attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt,
 							   ...);
 __attribute__((noreturn)) void panic_trap(const struct trap_frame *f);
 
+__attribute__((noreturn)) void panic_trap_in_nmi(const struct trap_frame *f);
+
 #endif

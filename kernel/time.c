@@ -4,23 +4,19 @@
  * The frequency comes from CPUID leaf 0x15 (crystal ratio) where it is
  * complete, else leaf 0x16 (nominal MHz), else the PIT. When CPUID gives
  * one, the PIT measures too and the log shows how far they are apart.
- * (The HPET and the APIC timer come with the APIC work.)
+ * (The HPET and the APIC timer come with the APIC work.) The watchdog
+ * tick is in kernel/watchdog.c.
  */
 #include "kernel/time.h"
 
-#include "drivers/pic8259.h"
 #include "drivers/pit.h"
 #include "kernel/arch.h"
-#include "kernel/runner.h"
-#include "kernel/trap.h"
 
 #define CALIBRATION_MS	 20
 #define CALIBRATION_RUNS 3
 
 struct tsc_info tsc;
 
-static uint64_t ticks;
-static unsigned tick_rate;
 
 static uint64_t tsc_from_cpuid(const char **source)
 {
@@ -96,34 +92,4 @@ void tsc_delay_us(uint64_t us)
 
 	while (rdtsc() < end)
 		cpu_relax();
-}
-
-static void tick_handler(struct trap_frame *f)
-{
-	__atomic_add_fetch(&ticks, 1, __ATOMIC_RELAXED);
-	pic_eoi(0);
-	runner_tick(f);
-}
-
-void tick_init(unsigned hz)
-{
-	tick_rate = hz;
-	trap_set_handler(VEC_IRQ_BASE + 0, tick_handler);
-	pit_start_periodic(hz);
-	pic_unmask(0);
-}
-
-uint64_t tick_count(void)
-{
-	return __atomic_load_n(&ticks, __ATOMIC_RELAXED);
-}
-
-unsigned tick_hz(void)
-{
-	return tick_rate;
-}
-
-const char *tick_source(void)
-{
-	return "pit-irq0-8259";
 }

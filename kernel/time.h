@@ -1,6 +1,5 @@
 /*
- * Time keeping: the TSC frequency and where it came from, and the tick
- * that drives the watchdog.
+ * Time keeping: the TSC frequency and where it came from.
  */
 #ifndef KERNEL_TIME_H
 #define KERNEL_TIME_H
@@ -23,11 +22,5 @@ uint64_t tsc_to_us(uint64_t cycles);
 uint64_t ms_to_tsc(uint64_t ms);
 /* Busy-wait; returns early never. */
 void tsc_delay_us(uint64_t us);
-
-/* Watchdog tick (PIT IRQ 0 through the 8259 for now). */
-void tick_init(unsigned hz);
-uint64_t tick_count(void);
-unsigned tick_hz(void);
-const char *tick_source(void);
 
 #endif

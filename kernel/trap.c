@@ -128,6 +128,10 @@ void trap_dispatch(struct trap_frame *f)
 		__atomic_add_fetch(&unexpected_interrupts, 1, __ATOMIC_RELAXED);
 		return;
 	}
+	if (this_cpu()->nmi_depth) {
+		/* Its IRETQ would unblock NMIs on a live NMI stack (nmi.h). */
+		panic_trap_in_nmi(f);
+	}
 	fix = fixup_lookup(f->rip);
 	if (fix) {
 		this_cpu()->fault_vector = (int)v;

@@ -24,7 +24,6 @@ enum {
 	VEC_GP = 13,
 	VEC_PF = 14,
 	VEC_MC = 18,
-	VEC_IRQ_BASE = 0x20, /* legacy PIC IRQ 0..15 */
 	VEC_SPURIOUS = 0xFF,
 };
 

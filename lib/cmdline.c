@@ -20,7 +20,11 @@ struct token {
 	size_t name_len, val_len;
 };
 
-enum num_result { NUM_OK, NUM_BAD, NUM_BIG };
+enum num_result {
+	NUM_OK,
+	NUM_BAD,
+	NUM_BIG
+};
 
 static bool is_space(char c)
 {
@@ -137,8 +141,8 @@ static bool get_num(const struct cmdline_opt *o, const char *s, size_t len,
 			      clip(q, s, len));
 		return false;
 	case NUM_BIG:
-		cmdline_error(errs, "%s: '%s' does not fit in 64 bits",
-			      o->name, clip(q, s, len));
+		cmdline_error(errs, "%s: '%s' does not fit in 64 bits", o->name,
+			      clip(q, s, len));
 		return false;
 	case NUM_OK:
 		break;

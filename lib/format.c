@@ -25,17 +25,27 @@ enum {
 	F_ZERO = 1 << 1,  /* '0' */
 	F_PLUS = 1 << 2,  /* '+' */
 	F_SPACE = 1 << 3, /* ' ' */
-	F_ALT = 1 << 4,   /* '#' */
+	F_ALT = 1 << 4,	  /* '#' */
 };
 
-enum length { L_INT, L_HH, L_H, L_L, L_LL, L_Z, L_J, L_T };
+/* Length modifiers: the type of the argument. */
+enum length {
+	L_INT, /* none: int */
+	L_HH,  /* hh: char */
+	L_H,   /* h: short */
+	L_L,   /* l: long */
+	L_LL,  /* ll: long long */
+	L_Z,   /* z: size_t */
+	L_J,   /* j: intmax_t */
+	L_T,   /* t: ptrdiff_t */
+};
 
 struct spec {
 	unsigned int flags;
-	int width;        /* 0 when absent */
-	int prec;         /* -1 when absent */
+	int width; /* 0 when absent */
+	int prec;  /* -1 when absent */
 	enum length len;
-	char conv;        /* '\0' when the format ends inside the spec */
+	char conv; /* '\0' when the format ends inside the spec */
 };
 
 static void emit(struct sink *o, char c)
@@ -59,12 +69,18 @@ static void emit_s(struct sink *o, const char *s, size_t len)
 static unsigned int flag_bit(char c)
 {
 	switch (c) {
-	case '-': return F_LEFT;
-	case '0': return F_ZERO;
-	case '+': return F_PLUS;
-	case ' ': return F_SPACE;
-	case '#': return F_ALT;
-	default: return 0;
+	case '-':
+		return F_LEFT;
+	case '0':
+		return F_ZERO;
+	case '+':
+		return F_PLUS;
+	case ' ':
+		return F_SPACE;
+	case '#':
+		return F_ALT;
+	default:
+		return 0;
 	}
 }
 
@@ -127,9 +143,18 @@ static const char *parse_spec(const char *p, struct spec *sp, va_list *ap)
 		sp->len = p[1] == 'l' ? L_LL : L_L;
 		p += sp->len == L_LL ? 2 : 1;
 		break;
-	case 'z': sp->len = L_Z; p++; break;
-	case 'j': sp->len = L_J; p++; break;
-	case 't': sp->len = L_T; p++; break;
+	case 'z':
+		sp->len = L_Z;
+		p++;
+		break;
+	case 'j':
+		sp->len = L_J;
+		p++;
+		break;
+	case 't':
+		sp->len = L_T;
+		p++;
+		break;
 	}
 	sp->conv = *p;
 	return p;
@@ -138,37 +163,65 @@ static const char *parse_spec(const char *p, struct spec *sp, va_list *ap)
 static intmax_t fetch_signed(enum length len, va_list *ap)
 {
 	switch (len) {
-	case L_HH: return (signed char)va_arg(*ap, int);
-	case L_H: return (short)va_arg(*ap, int);
-	case L_L: return va_arg(*ap, long);
-	case L_LL: return va_arg(*ap, long long);
+	case L_HH:
+		return (signed char)va_arg(*ap, int);
+	case L_H:
+		return (short)va_arg(*ap, int);
+	case L_L:
+		return va_arg(*ap, long);
+	case L_LL:
+		return va_arg(*ap, long long);
 	/* %zd takes the signed type of size_t's width: ptrdiff_t's here. */
-	case L_Z: return (ptrdiff_t)va_arg(*ap, size_t);
-	case L_J: return va_arg(*ap, intmax_t);
-	case L_T: return va_arg(*ap, ptrdiff_t);
-	default: return va_arg(*ap, int);
+	case L_Z:
+		return (ptrdiff_t)va_arg(*ap, size_t);
+	case L_J:
+		return va_arg(*ap, intmax_t);
+	case L_T:
+		return va_arg(*ap, ptrdiff_t);
+	default:
+		return va_arg(*ap, int);
 	}
 }
 
 static uintmax_t fetch_unsigned(enum length len, va_list *ap)
 {
 	switch (len) {
-	case L_HH: return (unsigned char)va_arg(*ap, unsigned int);
-	case L_H: return (unsigned short)va_arg(*ap, unsigned int);
-	case L_L: return va_arg(*ap, unsigned long);
-	case L_LL: return va_arg(*ap, unsigned long long);
-	case L_Z: return va_arg(*ap, size_t);
-	case L_J: return va_arg(*ap, uintmax_t);
-	case L_T: return (size_t)va_arg(*ap, ptrdiff_t);
-	default: return va_arg(*ap, unsigned int);
+	case L_HH:
+		return (unsigned char)va_arg(*ap, unsigned int);
+	case L_H:
+		return (unsigned short)va_arg(*ap, unsigned int);
+	case L_L:
+		return va_arg(*ap, unsigned long);
+	case L_LL:
+		return va_arg(*ap, unsigned long long);
+	case L_Z:
+		return va_arg(*ap, size_t);
+	case L_J:
+		return va_arg(*ap, uintmax_t);
+	case L_T:
+		return (size_t)va_arg(*ap, ptrdiff_t);
+	default:
+		return va_arg(*ap, unsigned int);
 	}
+}
+
+/* The sign of a signed conversion: '-', or what '+' or ' ' ask for. */
+static char sign_char(const struct spec *sp, bool negative)
+{
+	if (negative)
+		return '-';
+	if (sp->flags & F_PLUS)
+		return '+';
+	if (sp->flags & F_SPACE)
+		return ' ';
+	return 0;
 }
 
 static void fmt_int(struct sink *o, const struct spec *sp, uintmax_t v,
 		    char sign)
 {
-	const char *set = sp->conv == 'X' ? "0123456789ABCDEF"
-					  : "0123456789abcdef";
+	const char *set =
+		sp->conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
 	unsigned int base = 10;
 	char digits[24]; /* 64 bits are at most 22 octal digits */
 	char prefix[2];
@@ -196,6 +249,8 @@ static void fmt_int(struct sink *o, const struct spec *sp, uintmax_t v,
 	}
 
 	pad = sp->width - (np + zeros + nd);
+	if (pad < 0)
+		pad = 0;
 	if (!(sp->flags & F_LEFT)) {
 		/* '0' pads between prefix and digits, unless a precision. */
 		if ((sp->flags & F_ZERO) && sp->prec < 0)
@@ -234,12 +289,9 @@ static bool convert(struct sink *o, struct spec *sp, va_list *ap)
 	case 'd':
 	case 'i':
 		sv = fetch_signed(sp->len, ap);
-		if (sv < 0)
-			fmt_int(o, sp, -(uintmax_t)sv, '-');
-		else
-			fmt_int(o, sp, sv, (sp->flags & F_PLUS)    ? '+'
-					   : (sp->flags & F_SPACE) ? ' '
-								   : 0);
+		/* Negate as unsigned: -INTMAX_MIN does not fit in intmax_t. */
+		fmt_int(o, sp, sv < 0 ? -(uintmax_t)sv : (uintmax_t)sv,
+			sign_char(sp, sv < 0));
 		return true;
 	case 'u':
 	case 'o':

@@ -28,10 +28,10 @@
 
 struct json {
 	char *buf;
-	size_t size;    /* bytes in buf, the NUL included */
-	size_t len;     /* characters written, the NUL excluded */
+	size_t size;	/* bytes in buf, the NUL included */
+	size_t len;	/* characters written, the NUL excluded */
 	bool truncated; /* something did not fit and was dropped */
-	bool comma;     /* the next member needs a ',' before it */
+	bool comma;	/* the next member needs a ',' before it */
 };
 
 void json_init(struct json *j, char *buf, size_t size);

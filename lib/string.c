@@ -52,10 +52,7 @@ void *LIB_STRING_NAME(memset)(void *dst, int c, size_t n)
 {
 	void *ret = dst;
 
-	__asm__ volatile("rep stosb"
-			 : "+D"(dst), "+c"(n)
-			 : "a"(c)
-			 : "memory");
+	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(n) : "a"(c) : "memory");
 	return ret;
 }
 

@@ -10,6 +10,7 @@
 #include "kernel/ksyms.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
+#include "kernel/watchdog.h"
 #include "kernel/trap.h"
 #include "lib/format.h"
 #include "lib/json.h"
@@ -128,26 +129,26 @@ TEST_CASE(idt_regs, .name = "kernel.idt.regs", .fn = kernel_idt_regs);
 /* The watchdog depends on the tick: it must run while a test runs. */
 static void kernel_tick(struct test_run *t)
 {
-	uint64_t t0 = tick_count(), c0 = rdtsc();
+	uint64_t t0 = watchdog_ticks(), c0 = rdtsc();
 	uint64_t limit = ms_to_tsc(500), cycles, ticks;
 	char json[200];
 	struct json jb;
 
 	if (!tsc.hz)
 		return t_skip(t, "TSC frequency unknown (tsc_source=none)");
-	while (tick_count() - t0 < 10 && rdtsc() - c0 < limit)
+	while (watchdog_ticks() - t0 < 10 && rdtsc() - c0 < limit)
 		cpu_relax();
 	cycles = rdtsc() - c0;
-	ticks = tick_count() - t0;
+	ticks = watchdog_ticks() - t0;
 	if (!T_ASSERT(t, ticks > 0))
 		return;
 	json_init(&jb, json, sizeof(json));
 	json_begin(&jb, NULL);
 	json_str(&jb, "name", "kernel.tick.period");
-	json_str(&jb, "source", tick_source());
+	json_str(&jb, "source", watchdog_source());
 	json_str(&jb, "unit", "cycles");
 	json_u64(&jb, "value", cycles / ticks);
-	json_u64(&jb, "nominal", tsc.hz / tick_hz());
+	json_u64(&jb, "nominal", tsc.hz / watchdog_hz());
 	json_end(&jb);
 	t_metric(t, json);
 }

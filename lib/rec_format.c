@@ -1,0 +1,197 @@
+/*
+ * Encoders and decoders of the three record formats (see rec_format.h).
+ *
+ * Encoders are the per-record cost of a drain, so they are plain loops
+ * over whole batches: raw is one memcpy, the others build each record in
+ * registers and store it with one memcpy of a constant size, which the
+ * compiler turns into unaligned stores (ring records may straddle nothing
+ * but need not be aligned).
+ */
+#include "lib/rec_format.h"
+#include "lib/string.h"
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "fixed and compat32 are defined little-endian");
+
+static void raw_encode(void *dst, const struct bts_record *src, size_t n,
+		       uint64_t seq, uint16_t cpu)
+{
+	(void)seq;
+	(void)cpu;
+	memcpy(dst, src, n * sizeof(*src));
+}
+
+static void raw_encode_lost(void *dst, uint64_t count,
+			    enum bts_loss_cause cause, uint64_t seq,
+			    uint16_t cpu)
+{
+	struct bts_record r = {
+		.from = 0,
+		.to = count,
+		.flags = REC_RAW_LOST | (uint64_t)cause << REC_CAUSE_SHIFT,
+	};
+
+	(void)seq;
+	(void)cpu;
+	memcpy(dst, &r, sizeof(r));
+}
+
+static bool raw_decode(const void *src, struct rec_event *ev)
+{
+	struct bts_record r;
+
+	memcpy(&r, src, sizeof(r));
+	*ev = (struct rec_event){ .type = REC_BRANCH };
+	if (r.flags & REC_RAW_LOST) {
+		ev->type = REC_LOST;
+		ev->lost = r.to;
+		ev->cause = (r.flags >> REC_CAUSE_SHIFT) & REC_CAUSE_MASK;
+		return r.from == 0 && ev->cause < BTS_LOSS_NR;
+	}
+	ev->from = r.from;
+	ev->to = r.to;
+	ev->predicted = r.flags & BTS_FLAG_PREDICTED;
+	return true;
+}
+
+static void fixed_encode(void *dst, const struct bts_record *src, size_t n,
+			 uint64_t seq, uint16_t cpu)
+{
+	struct rec_fixed *out = dst;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rec_fixed f = {
+			.type = REC_BRANCH,
+			.version = REC_FIXED_VERSION,
+			.cpu = cpu,
+			.flags = (src[i].flags & BTS_FLAG_PREDICTED) ?
+					 REC_F_PREDICTED : 0,
+			.seq = seq + i,
+			.from = src[i].from,
+			.to = src[i].to,
+		};
+		memcpy(&out[i], &f, sizeof(f));
+	}
+}
+
+static void fixed_encode_lost(void *dst, uint64_t count,
+			      enum bts_loss_cause cause, uint64_t seq,
+			      uint16_t cpu)
+{
+	struct rec_fixed f = {
+		.type = REC_LOST,
+		.version = REC_FIXED_VERSION,
+		.cpu = cpu,
+		.seq = seq,
+		.from = count,
+		.to = cause,
+	};
+
+	memcpy(dst, &f, sizeof(f));
+}
+
+static bool fixed_decode(const void *src, struct rec_event *ev)
+{
+	struct rec_fixed f;
+
+	memcpy(&f, src, sizeof(f));
+	*ev = (struct rec_event){
+		.type = f.type,
+		.cpu = f.cpu,
+		.seq = f.seq,
+	};
+	if (f.version != REC_FIXED_VERSION || (f.flags & ~REC_F_PREDICTED))
+		return false;
+	if (f.type == REC_LOST) {
+		ev->lost = f.from;
+		ev->cause = f.to;
+		return f.flags == 0 && f.to < BTS_LOSS_NR;
+	}
+	ev->from = f.from;
+	ev->to = f.to;
+	ev->predicted = f.flags & REC_F_PREDICTED;
+	return f.type == REC_BRANCH;
+}
+
+static void c32_encode(void *dst, const struct bts_record *src, size_t n,
+		       uint64_t seq, uint16_t cpu)
+{
+	struct rec_compat32 *out = dst;
+	size_t i;
+
+	(void)seq;
+	(void)cpu;
+	for (i = 0; i < n; i++) {
+		uint64_t hi = (src[i].from | src[i].to) >> 32;
+		struct rec_compat32 c = {
+			.from = (uint32_t)src[i].from,
+			.to = (uint32_t)src[i].to,
+			.flags = (uint32_t)(src[i].flags & BTS_FLAG_PREDICTED) |
+				 (hi ? REC_C32_TRUNC : 0),
+		};
+		memcpy(&out[i], &c, sizeof(c));
+	}
+}
+
+static void c32_encode_lost(void *dst, uint64_t count,
+			    enum bts_loss_cause cause, uint64_t seq,
+			    uint16_t cpu)
+{
+	struct rec_compat32 c = {
+		.from = 0,
+		.to = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count,
+		.flags = REC_C32_LOST | (uint32_t)cause << REC_CAUSE_SHIFT,
+	};
+
+	(void)seq;
+	(void)cpu;
+	memcpy(dst, &c, sizeof(c));
+}
+
+static bool c32_decode(const void *src, struct rec_event *ev)
+{
+	const uint32_t known = REC_C32_TRUNC | (uint32_t)BTS_FLAG_PREDICTED;
+	struct rec_compat32 c;
+
+	memcpy(&c, src, sizeof(c));
+	*ev = (struct rec_event){ .type = REC_BRANCH };
+	if (c.flags & REC_C32_LOST) {
+		ev->type = REC_LOST;
+		ev->lost = c.to;
+		ev->cause = (c.flags >> REC_CAUSE_SHIFT) & REC_CAUSE_MASK;
+		return c.from == 0 && ev->cause < BTS_LOSS_NR;
+	}
+	ev->from = c.from;
+	ev->to = c.to;
+	ev->predicted = c.flags & BTS_FLAG_PREDICTED;
+	ev->truncated = c.flags & REC_C32_TRUNC;
+	return (c.flags & ~known) == 0;
+}
+
+const struct rec_format rec_formats[REC_NFORMATS] = {
+	[REC_RAW] = { REC_RAW, "raw", sizeof(struct bts_record), raw_encode,
+		      raw_encode_lost, raw_decode },
+	[REC_FIXED] = { REC_FIXED, "fixed", sizeof(struct rec_fixed),
+			fixed_encode, fixed_encode_lost, fixed_decode },
+	[REC_COMPAT32] = { REC_COMPAT32, "compat32",
+			   sizeof(struct rec_compat32), c32_encode,
+			   c32_encode_lost, c32_decode },
+};
+
+const struct rec_format *rec_format_get(enum rec_format_id id)
+{
+	if ((unsigned int)id >= REC_NFORMATS)
+		return NULL;
+	return &rec_formats[id];
+}
+
+const struct rec_format *rec_format_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < REC_NFORMATS; i++)
+		if (strcmp(rec_formats[i].name, name) == 0)
+			return &rec_formats[i];
+	return NULL;
+}
