@@ -64,21 +64,23 @@ static void print_cpu(void)
 			d * 1000000 / (int64_t)tsc.hz);
 	}
 	if (!ci->ds)
-		kputs("# bts hw: not available: CPUID.1:EDX[21]=0 (no Debug "
-		      "Store)\n");
+		kputs("# bts hw=unavailable reason=\"CPUID.1:EDX[21]=0 (no "
+		      "Debug Store)\"\n");
 	else if (!ci->misc_enable_read)
-		kprintf("# bts hw: not available: reading IA32_MISC_ENABLE "
-			"(0x1A0) raised vector %d\n",
+		kprintf("# bts hw=unavailable reason=\"reading "
+			"IA32_MISC_ENABLE (0x1A0) raised vector %d\"\n",
 			ci->misc_enable_vector);
 	else if (ci->bts_unavailable)
-		kputs("# bts hw: not available: IA32_MISC_ENABLE[11]=1 (BTS "
-		      "unavailable)\n");
+		kputs("# bts hw=unavailable reason=\"IA32_MISC_ENABLE[11]=1 "
+		      "(BTS unavailable)\"\n");
 	else
-		kputs("# bts hw: available by CPUID and IA32_MISC_ENABLE\n");
+		kputs("# bts hw=available reason=\"CPUID.1:EDX[21]=1, "
+		      "IA32_MISC_ENABLE[11]=0\"\n");
 	if (ci->hypervisor)
-		kprintf("# hypervisor vendor=\"%s\": anything that exits to "
-			"the hypervisor (APIC, IPIs, MSRs, port I/O) is timed "
-			"with the hypervisor's cost, not the hardware's\n",
+		kprintf("# hypervisor vendor=\"%s\" note=\"anything that exits "
+			"to the hypervisor (APIC, IPIs, MSRs, port I/O) is "
+			"timed with the hypervisor's cost, not the "
+			"hardware's\"\n",
 			ci->hv_vendor);
 }
 
@@ -102,23 +104,21 @@ static void print_acpi(void)
 			m->pcat_compat, a->hpet.usable);
 	}
 	for (size_t i = 0; i < a->nmsgs; i++)
-		kprintf("# acpi problem: %s\n", a->msgs[i]);
+		kprintf("# acpi problem=\"%s\"\n", a->msgs[i]);
 	(void)acpi_ok;
 }
 
 static void print_apic(void)
 {
 	if (!apic) {
-		kputs("# apic none (CPUID.1:EDX[9]=0)\n");
+		kputs("# apic mode=none reason=\"CPUID.1:EDX[9]=0\"\n");
 		return;
 	}
-	kprintf("# apic mode=%s id=%u base=0x%lx%s firmware_mode=%s "
-		"x2apic=%s\n",
-		apic->name, apic->id(), apic_boot.mmio_base,
-		apic_boot.moved ? " (moved from 0xfee00000)" : "",
+	kprintf("# apic mode=%s id=%u base=0x%lx moved=%d firmware_mode=%s "
+		"x2apic=%d\n",
+		apic->name, apic->id(), apic_boot.mmio_base, apic_boot.moved,
 		apic_boot.x2apic_at_boot ? "x2apic" : "xapic",
-		apic_boot.x2apic_capable ? "yes"
-					 : "no (CPUID.1:ECX[21]=0)");
+		apic_boot.x2apic_capable);
 }
 
 static void print_header(const struct boot_info *bi)
@@ -131,12 +131,12 @@ static void print_header(const struct boot_info *bi)
 		BTSLAB_GIT, boot_path_name(bi->path),
 		firmware_name(bi->firmware));
 	if (bi->magic != 0x2BADB002u && bi->magic != 0x36D76289u)
-		kprintf("# boot: unknown loader magic 0x%x: no boot "
-			"information\n",
+		kprintf("# boot magic=0x%x note=\"unknown loader: no boot "
+			"information\"\n",
 			bi->magic);
-	kprintf("# loader \"%s\" cmdline \"%s\"%s\n",
+	kprintf("# loader name=\"%s\" cmdline=\"%s\" cmdline_truncated=%d\n",
 		bi->loader[0] ? bi->loader : "unknown", bi->cmdline,
-		bi->cmdline_truncated ? " (truncated)" : "");
+		bi->cmdline_truncated);
 	print_cpu();
 	for (size_t i = 0; i < bi->nmem; i++)
 		if (bi->mem[i].type == MEM_USABLE)
@@ -148,25 +148,25 @@ static void print_header(const struct boot_info *bi)
 	print_acpi();
 	print_apic();
 	if (bi->fb.present)
-		kprintf("# framebuffer %ux%u bpp=%u type=%u at 0x%lx\n",
+		kprintf("# framebuffer width=%u height=%u bpp=%u type=%u "
+			"addr=0x%lx\n",
 			bi->fb.width, bi->fb.height, bi->fb.bpp, bi->fb.type,
 			bi->fb.addr);
 	else
-		kputs("# framebuffer none\n");
+		kputs("# framebuffer none=1\n");
 	console_names(names, sizeof(names));
-	kprintf("# console %s; qemu %s\n", names,
-		qemu_present()
-			? "detected (fw_cfg): exit through isa-debug-exit"
-			: "not detected");
+	kprintf("# console names=%s qemu=%d exit_device=%s\n", names,
+		qemu_present(), qemu_present() ? "isa-debug-exit" : "none");
 	kprintf("# seed=%lu symbols=%zu\n", settings.seed, ksym_count());
-	kprintf("# watchdog tick=%s hz=%u alive=%s default_ms=%lu", watchdog_source(),
-		watchdog_hz(), tick_alive ? "yes" : "NO", settings.watchdog_ms);
-	if (watchdog_catches_cli())
-		kputs(" catches_cli=yes\n");
-	else
-		kprintf(" catches_cli=no (%s): a test hung with interrupts "
-			"disabled ends the run by the host's timeout\n",
+	kprintf("# watchdog tick=%s hz=%u alive=%d default_ms=%lu "
+		"catches_cli=%d",
+		watchdog_source(), watchdog_hz(), tick_alive,
+		settings.watchdog_ms, watchdog_catches_cli());
+	if (!watchdog_catches_cli())
+		kprintf(" reason=\"%s\" note=\"a test hung with interrupts "
+			"disabled ends the run by the host's timeout\"",
 			watchdog_no_nmi_reason());
+	kputs("\n");
 }
 
 static void __attribute__((noreturn)) finish(const struct run_totals *tot)
