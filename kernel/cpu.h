@@ -14,6 +14,7 @@
 struct defer_work;
 
 #define MAX_CPUS 16
+#define IA32_GS_BASE 0xC0000101
 
 #define IST_NMI		   1
 #define IST_DF		   2
@@ -21,6 +22,7 @@ struct defer_work;
 #define IST_STACK_SIZE	   (16 * 1024)
 #define TEST_STACK_SIZE	   (64 * 1024)
 #define LANDING_STACK_SIZE (4 * 1024)
+#define KERNEL_STACK_SIZE (16 * 1024) /* an AP's own stack */
 
 /* Selectors; the user ones are laid out for SYSRET (STAR[63:48] = 0x18). */
 #define SEL_KCODE   0x08
@@ -46,7 +48,10 @@ enum test_state {
 };
 
 struct cpu {
+	struct cpu *self; /* at %gs:0, see this_cpu() */
 	unsigned index;
+	uint32_t apic_id;
+	volatile bool online;
 	uint64_t gdt[8];
 	struct tss tss;
 
@@ -67,15 +72,22 @@ struct cpu {
 	uint8_t ist_mc[IST_STACK_SIZE] __attribute__((aligned(16)));
 	uint8_t test_stack[TEST_STACK_SIZE] __attribute__((aligned(16)));
 	uint8_t landing_stack[LANDING_STACK_SIZE] __attribute__((aligned(16)));
+	uint8_t stack[KERNEL_STACK_SIZE] __attribute__((aligned(16)));
 };
 
 extern struct cpu cpus[MAX_CPUS];
 
+/* The GS base points at this CPU's struct cpu (set by cpu_set_current). */
 static inline struct cpu *this_cpu(void)
 {
-	return &cpus[0];
+	struct cpu *c;
+
+	asm volatile("mov %%gs:0, %0" : "=r"(c));
+	return c;
 }
 
+/* Make c this CPU's per-CPU data (IA32_GS_BASE). */
+void cpu_set_current(struct cpu *c);
 /* Load this CPU's GDT, TSS and segment registers. */
 void gdt_init(struct cpu *c);
 

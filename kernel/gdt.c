@@ -7,6 +7,8 @@
  * including one that just switched stacks or overflowed the current one.
  */
 #include "kernel/cpu.h"
+
+#include "kernel/arch.h"
 #include "lib/string.h"
 
 struct cpu cpus[MAX_CPUS];
@@ -30,6 +32,13 @@ static void set_tss_desc(uint64_t *slot, struct tss *tss)
 		  (0x89ull << 40) | (((limit >> 16) & 0xF) << 48) |
 		  (((base >> 24) & 0xFF) << 56);
 	slot[1] = base >> 32;
+}
+
+void cpu_set_current(struct cpu *c)
+{
+	c->self = c;
+	/* The segment loads in gdt_init leave GS alone; its base is the MSR. */
+	wrmsr(IA32_GS_BASE, (uint64_t)c);
 }
 
 void gdt_init(struct cpu *c)

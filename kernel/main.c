@@ -19,6 +19,7 @@
 #include "kernel/paging.h"
 #include "kernel/reboot.h"
 #include "kernel/runner.h"
+#include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/watchdog.h"
 #include "kernel/trap.h"
@@ -28,6 +29,7 @@
 #define TICK_HZ	      100
 #define TICK_CHECK_MS 100
 
+const struct boot_info *smp_boot_info;
 static struct paging_info paging;
 static bool tick_alive;
 static bool acpi_ok;
@@ -121,6 +123,19 @@ static void print_apic(void)
 		apic_boot.x2apic_capable);
 }
 
+static void print_smp(void)
+{
+	kprintf("# smp online=%u listed=%u failed=%u capped=%u max=%d "
+		"trampoline=0x%x",
+		smp_info.online, smp_info.listed, smp_info.failed,
+		smp_info.capped, MAX_CPUS, smp_info.trampoline);
+	for (unsigned i = 0; i < smp_info.failed && i < 8; i++)
+		kprintf(" failed_apic_id=%u", smp_info.failed_ids[i]);
+	if (smp_info.note[0])
+		kprintf(" note=\"%s\"", smp_info.note);
+	kputs("\n");
+}
+
 static void print_header(const struct boot_info *bi)
 {
 	uint64_t usable = 0;
@@ -147,6 +162,7 @@ static void print_header(const struct boot_info *bi)
 		paging.uc_pages);
 	print_acpi();
 	print_apic();
+	print_smp();
 	if (bi->fb.present)
 		kprintf("# framebuffer width=%u height=%u bpp=%u type=%u "
 			"addr=0x%lx\n",
@@ -209,6 +225,7 @@ void kernel_main(struct boot_info *bi)
 	size_t nerr;
 
 	c->index = 0;
+	cpu_set_current(c);
 	gdt_init(c);
 	idt_init();
 	serial_init();
@@ -226,6 +243,9 @@ void kernel_main(struct boot_info *bi)
 	watchdog_init();
 	irq_enable();
 	check_tick();
+	smp_boot_info = bi;
+	if (apic)
+		smp_init();
 
 	nerr = options_parse(bi->cmdline, &errs);
 	if (!settings.seed_given)
