@@ -31,13 +31,22 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* Copy user text for a message, cut to CLIP_MAX characters with "...". */
+/*
+ * Copy user text for a message: cut to CLIP_MAX characters with "...", and
+ * anything but printable ASCII shown as '?', so that garbage on the command
+ * line cannot put escape sequences into the log.
+ */
 static const char *clip(char buf[CLIP_MAX + 1], const char *s, size_t len)
 {
-	if (len > CLIP_MAX)
-		lib_snprintf(buf, CLIP_MAX + 1, "%.*s...", CLIP_MAX - 3, s);
-	else
-		lib_snprintf(buf, CLIP_MAX + 1, "%.*s", (int)len, s);
+	size_t n = len > CLIP_MAX ? CLIP_MAX - 3 : len;
+
+	for (size_t i = 0; i < n; i++)
+		buf[i] = s[i] >= ' ' && s[i] <= '~' ? s[i] : '?';
+	if (n < len) {
+		memcpy(buf + n, "...", 3);
+		n += 3;
+	}
+	buf[n] = '\0';
 	return buf;
 }
 

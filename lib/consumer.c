@@ -57,8 +57,8 @@ int consumer_set_add(struct consumer_set *set, struct consumer *c)
 	return 0;
 }
 
-static void offer(struct consumer *c, const struct bts_record *recs,
-		  size_t n, uint64_t seq)
+static void offer(struct consumer *c, const struct bts_record *recs, size_t n,
+		  uint64_t seq)
 {
 	size_t i = 0, start, filtered = 0;
 

@@ -23,7 +23,12 @@
 #include "lib/bts_account.h"
 #include "lib/ring.h"
 
-enum consumer_filter { CF_BOTH, CF_KERNEL, CF_USER, CF_NFILTERS };
+enum consumer_filter {
+	CF_BOTH,
+	CF_KERNEL,
+	CF_USER,
+	CF_NFILTERS
+};
 
 #define CONSUMER_MAX 8
 

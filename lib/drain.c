@@ -69,8 +69,8 @@ int drain_init(struct drain *d, enum drain_id id, const struct drain_cfg *cfg)
 		d->buf[i].state = DB_FREE;
 	}
 	if (cfg->dropped)
-		d->dropped_seen = __atomic_load_n(cfg->dropped,
-						  __ATOMIC_RELAXED);
+		d->dropped_seen =
+			__atomic_load_n(cfg->dropped, __ATOMIC_RELAXED);
 	return 0;
 }
 

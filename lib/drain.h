@@ -43,7 +43,12 @@
 #include "lib/bts_account.h"
 #include "lib/ds_layout.h"
 
-enum drain_id { DRAIN_INLINE, DRAIN_SWITCH, DRAIN_SNAPSHOT, DRAIN_NIDS };
+enum drain_id {
+	DRAIN_INLINE,
+	DRAIN_SWITCH,
+	DRAIN_SNAPSHOT,
+	DRAIN_NIDS
+};
 
 /* switch: what to do when the buffer is full and no spare is free */
 enum drain_policy {
@@ -95,16 +100,21 @@ struct drain_cfg {
 	struct drain_env env;
 };
 
-enum drain_buf_state { DB_FREE, DB_ACTIVE, DB_FULL };
+enum drain_buf_state {
+	DB_FREE,
+	DB_ACTIVE,
+	DB_FULL
+};
 
 /* switch: one buffer and who owns it (see the top of this file). */
 struct drain_buf {
 	uint64_t base;	/* linear address of the first record */
 	uint32_t state; /* enum drain_buf_state */
-	/* Valid from FULL on; written by the PMI entry before FULL. */
-	uint64_t nrec;	/* records in it */
-	uint64_t seq;	/* sequence number of the first */
-	uint64_t lost_stopped, lost_no_spare; /* dropped after it filled */
+	/* Valid from FULL on; written by the PMI entry before FULL: */
+	uint64_t nrec;		/* records in it */
+	uint64_t seq;		/* sequence number of the first */
+	uint64_t lost_stopped;	/* dropped after it filled: PMI late */
+	uint64_t lost_no_spare; /* dropped after it filled: no spare */
 };
 
 struct drain;
@@ -120,11 +130,11 @@ struct drain_ops {
 };
 
 struct drain_stats {
-	uint64_t pmis;	     /* PMI entries that found work */
-	uint64_t spurious;   /* PMI entries that did not */
-	uint64_t switches;   /* switch: buffers handed to deferred work */
-	uint64_t starved;    /* switch: times no spare was free */
-	uint64_t deferred;   /* deferred entries */
+	uint64_t pmis;	   /* PMI entries that found work */
+	uint64_t spurious; /* PMI entries that did not */
+	uint64_t switches; /* switch: buffers handed to deferred work */
+	uint64_t starved;  /* switch: times no spare was free */
+	uint64_t deferred; /* deferred entries */
 	uint64_t snapshots;
 };
 
@@ -134,7 +144,7 @@ struct drain {
 	struct bts_account acct; /* the producer's */
 	struct drain_stats stats;
 	struct drain_buf buf[DRAIN_MAX_BUFS];
-	uint64_t bytes;	       /* buffer size in bytes */
+	uint64_t bytes; /* buffer size in bytes */
 	/* PMI-owned (inline, switch) or caller-owned (snapshot) */
 	size_t active;	       /* switch: index of the ACTIVE buffer */
 	uint64_t next_seq;     /* sequence number of the next record */
@@ -181,8 +191,9 @@ static inline size_t drain_snapshot(struct drain *d, size_t n)
 }
 
 /*
- * Producer paused, no PMI pending: drain everything, leave the DS area
- * ready to go on. Afterwards the producer account is balanced.
+ * Producer paused, no PMI pending, the deferred entry not running (call
+ * it with interrupts off): drain everything and leave the DS area ready
+ * to go on. Afterwards the producer account is balanced.
  */
 static inline void drain_flush(struct drain *d)
 {

@@ -54,24 +54,43 @@ static bool raw_decode(const void *src, struct rec_event *ev)
 	return true;
 }
 
+/*
+ * Stores are whole 64-bit words built in registers: filling a struct
+ * field by field and copying it out would make every record wait on a
+ * failed store-to-load forward (several times the cost of the stores).
+ */
+static inline void put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static uint64_t fixed_header(uint8_t type, uint16_t cpu, uint32_t flags)
+{
+	return type | (uint64_t)REC_FIXED_VERSION << 8 | (uint64_t)cpu << 16 |
+	       (uint64_t)flags << 32;
+}
+
 static void fixed_encode(void *dst, const struct bts_record *src, size_t n,
 			 uint64_t seq, uint16_t cpu)
 {
-	struct rec_fixed *out = dst;
+	uint64_t hdr = fixed_header(REC_BRANCH, cpu, 0);
+	uint8_t *out = dst;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		struct rec_fixed f = {
-			.type = REC_BRANCH,
-			.version = REC_FIXED_VERSION,
-			.cpu = cpu,
-			.flags = (src[i].flags & BTS_FLAG_PREDICTED) ?
-					 REC_F_PREDICTED : 0,
-			.seq = seq + i,
-			.from = src[i].from,
-			.to = src[i].to,
-		};
-		memcpy(&out[i], &f, sizeof(f));
+	_Static_assert(BTS_FLAG_PREDICTED >> 4 == REC_F_PREDICTED,
+		       "predicted: hardware bit 4, fixed bit 0");
+	for (i = 0; i < n; i++, out += sizeof(struct rec_fixed)) {
+		uint64_t pred = (src[i].flags & BTS_FLAG_PREDICTED) >> 4;
+
+		put64(out, hdr | pred << 32);
+		put64(out + 8, seq + i);
+		put64(out + 16, src[i].from);
+		put64(out + 24, src[i].to);
 	}
 }
 
@@ -79,16 +98,12 @@ static void fixed_encode_lost(void *dst, uint64_t count,
 			      enum bts_loss_cause cause, uint64_t seq,
 			      uint16_t cpu)
 {
-	struct rec_fixed f = {
-		.type = REC_LOST,
-		.version = REC_FIXED_VERSION,
-		.cpu = cpu,
-		.seq = seq,
-		.from = count,
-		.to = cause,
-	};
+	uint8_t *out = dst;
 
-	memcpy(dst, &f, sizeof(f));
+	put64(out, fixed_header(REC_LOST, cpu, 0));
+	put64(out + 8, seq);
+	put64(out + 16, count);
+	put64(out + 24, cause);
 }
 
 static bool fixed_decode(const void *src, struct rec_event *ev)
@@ -117,20 +132,18 @@ static bool fixed_decode(const void *src, struct rec_event *ev)
 static void c32_encode(void *dst, const struct bts_record *src, size_t n,
 		       uint64_t seq, uint16_t cpu)
 {
-	struct rec_compat32 *out = dst;
+	uint8_t *out = dst;
 	size_t i;
 
 	(void)seq;
 	(void)cpu;
-	for (i = 0; i < n; i++) {
-		uint64_t hi = (src[i].from | src[i].to) >> 32;
-		struct rec_compat32 c = {
-			.from = (uint32_t)src[i].from,
-			.to = (uint32_t)src[i].to,
-			.flags = (uint32_t)(src[i].flags & BTS_FLAG_PREDICTED) |
-				 (hi ? REC_C32_TRUNC : 0),
-		};
-		memcpy(&out[i], &c, sizeof(c));
+	for (i = 0; i < n; i++, out += sizeof(struct rec_compat32)) {
+		uint64_t from = src[i].from, to = src[i].to;
+		uint32_t wide = ((from | to) >> 32) != 0;
+
+		put64(out, (uint32_t)from | to << 32);
+		put32(out + 8, (uint32_t)(src[i].flags & BTS_FLAG_PREDICTED) |
+				       wide << 30);
 	}
 }
 

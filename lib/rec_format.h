@@ -34,18 +34,26 @@
 #include "lib/bts_account.h"
 #include "lib/ds_layout.h"
 
-enum rec_format_id { REC_RAW, REC_FIXED, REC_COMPAT32, REC_NFORMATS };
+enum rec_format_id {
+	REC_RAW,
+	REC_FIXED,
+	REC_COMPAT32,
+	REC_NFORMATS
+};
 
-enum rec_type { REC_BRANCH = 1, REC_LOST = 2 };
+enum rec_type {
+	REC_BRANCH = 1,
+	REC_LOST = 2
+};
 
 /* raw: flag bits btslab adds to the hardware's 64-bit flags word */
-#define REC_RAW_LOST (1ull << 63)
+#define REC_RAW_LOST	(1ull << 63)
 #define REC_CAUSE_SHIFT 8
-#define REC_CAUSE_MASK 0xffull
+#define REC_CAUSE_MASK	0xffull
 
 /* The arch-independent record. Offsets are part of the format. */
 struct rec_fixed {
-	uint8_t type;	/* enum rec_type */
+	uint8_t type;	 /* enum rec_type */
 	uint8_t version; /* REC_FIXED_VERSION */
 	uint16_t cpu;
 	uint32_t flags; /* REC_F_* */
@@ -55,7 +63,7 @@ struct rec_fixed {
 };
 
 #define REC_FIXED_VERSION 1
-#define REC_F_PREDICTED (1u << 0)
+#define REC_F_PREDICTED	  (1u << 0)
 
 _Static_assert(sizeof(struct rec_fixed) == 32, "fixed record is 32 bytes");
 
@@ -66,7 +74,7 @@ struct rec_compat32 {
 	uint32_t flags; /* bit 4 predicted (as the hardware) + below */
 };
 
-#define REC_C32_LOST (1u << 31)
+#define REC_C32_LOST  (1u << 31)
 #define REC_C32_TRUNC (1u << 30) /* from or to did not fit in 32 bits */
 
 _Static_assert(sizeof(struct rec_compat32) == 12, "compat32 is 12 bytes");
@@ -80,8 +88,8 @@ struct rec_event {
 	uint64_t seq;
 	uint64_t from, to;
 	bool predicted;
-	bool truncated;		  /* compat32: an address lost high bits */
-	uint64_t lost;		  /* REC_LOST: count */
+	bool truncated;		   /* compat32: an address lost high bits */
+	uint64_t lost;		   /* REC_LOST: count */
 	enum bts_loss_cause cause; /* REC_LOST */
 };
 

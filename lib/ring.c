@@ -43,8 +43,8 @@ static int init_subbufs(struct ring *r, const struct ring_cfg *cfg)
 int ring_init(struct ring *r, const struct ring_cfg *cfg,
 	      struct bts_account *acct)
 {
-	if ((unsigned int)cfg->mode >= RING_NMODES || !cfg->fmt ||
-	    !cfg->mem || (uintptr_t)cfg->mem % 8)
+	if ((unsigned int)cfg->mode >= RING_NMODES || !cfg->fmt || !cfg->mem ||
+	    (uintptr_t)cfg->mem % 8)
 		return -1;
 	memset(r, 0, sizeof(*r));
 	r->ops = ring_modes[cfg->mode];
@@ -76,8 +76,8 @@ size_t ring_capacity(const struct ring *r)
  * place; the one record that straddles the end goes through a bounce
  * buffer.
  */
-void ring_bytes_put(struct ring *r, uint64_t pos,
-		    const struct bts_record *src, size_t n, uint64_t seq)
+void ring_bytes_put(struct ring *r, uint64_t pos, const struct bts_record *src,
+		    size_t n, uint64_t seq)
 {
 	const struct rec_format *f = r->fmt;
 	size_t off = pos % r->b.bytes;
@@ -125,8 +125,7 @@ void ring_bytes_copy_in(struct ring *r, uint64_t pos, const void *src,
 	memcpy(r->b.mem, (const uint8_t *)src + first, len - first);
 }
 
-void ring_bytes_get(const struct ring *r, uint64_t pos, void *dst,
-		    size_t len)
+void ring_bytes_get(const struct ring *r, uint64_t pos, void *dst, size_t len)
 {
 	size_t off = pos % r->b.bytes;
 	size_t first = r->b.bytes - off;

@@ -48,7 +48,12 @@
 #include "lib/bts_account.h"
 #include "lib/rec_format.h"
 
-enum ring_mode { RING_NOLOSS, RING_OVERWRITE, RING_SUBBUF, RING_NMODES };
+enum ring_mode {
+	RING_NOLOSS,
+	RING_OVERWRITE,
+	RING_SUBBUF,
+	RING_NMODES
+};
 
 #define RING_SUBBUF_MAX 64 /* sub-buffers in one ring, the spare included */
 
@@ -81,8 +86,8 @@ struct ring_ops {
 	 * Writer: encode n records (sequence numbers seq...) and store what
 	 * the mode allows; update the account. Returns records stored.
 	 */
-	size_t (*write)(struct ring *r, const struct bts_record *src,
-			size_t n, uint64_t seq);
+	size_t (*write)(struct ring *r, const struct bts_record *src, size_t n,
+			uint64_t seq);
 	/* Writer: make everything written readable (subbuf: close packet). */
 	void (*flush)(struct ring *r);
 	/*
@@ -93,27 +98,28 @@ struct ring_ops {
 	size_t (*read)(struct ring *r, void *dst, size_t max);
 };
 
-struct ring_bytes {	/* noloss, overwrite */
+struct ring_bytes { /* noloss, overwrite */
 	uint8_t *mem;
 	size_t bytes;
-	size_t cap;	/* overwrite: bytes of whole records; else bytes */
-	uint64_t head;	/* writer publishes */
-	uint64_t tail;	/* noloss: reader publishes; overwrite: writer */
+	size_t cap;	  /* overwrite: bytes of whole records; else bytes */
+	uint64_t head;	  /* writer publishes */
+	uint64_t tail;	  /* noloss: reader publishes; overwrite: writer */
 	uint64_t pending; /* noloss: records dropped, no marker yet */
 };
 
 struct ring_subbufs {
-	uint8_t *slot[RING_SUBBUF_MAX]; /* table; reader exchanges entries */
-	size_t n;		/* sub-buffers in the table */
-	size_t bytes;		/* one sub-buffer */
-	size_t per_packet;	/* records that fit after the header */
-	uint64_t committed;	/* packets closed; writer publishes */
-	uint64_t taken;		/* packets taken; reader publishes */
-	uint32_t used;		/* writer: records in the open packet */
-	uint64_t discarded;	/* writer: not yet reported in a header */
-	uint8_t *spare;		/* reader: its own sub-buffer */
-	uint8_t *held;		/* reader: packet being read by read() */
-	uint32_t held_off;	/* reader: records of it already copied */
+	/* The table of packets; the reader exchanges entries. */
+	uint8_t *slot[RING_SUBBUF_MAX];
+	size_t n;	    /* sub-buffers in the table */
+	size_t bytes;	    /* one sub-buffer */
+	size_t per_packet;  /* records that fit after the header */
+	uint64_t committed; /* packets closed; writer publishes */
+	uint64_t taken;	    /* packets taken; reader publishes */
+	uint32_t used;	    /* writer: records in the open packet */
+	uint64_t discarded; /* writer: not yet reported in a header */
+	uint8_t *spare;	    /* reader: its own sub-buffer */
+	uint8_t *held;	    /* reader: packet being read by read() */
+	uint32_t held_off;  /* reader: records of it already copied */
 };
 
 struct ring {
@@ -163,10 +169,10 @@ static inline size_t ring_read(struct ring *r, void *dst, size_t max)
 
 /*
  * overwrite: copy the newest (up to) max records in order to dst; *first
- * gets the stream index (records since init) of the first one copied.
+ * (if not NULL) gets the stream index of the first one copied: the
+ * number of records written to the ring before it since ring_init().
  */
-size_t ring_read_newest(struct ring *r, void *dst, size_t max,
-			uint64_t *first);
+size_t ring_read_newest(struct ring *r, void *dst, size_t max, uint64_t *first);
 
 /*
  * subbuf, zero-copy reader: take the oldest committed packet by
@@ -181,11 +187,10 @@ void ring_subbuf_put(struct ring *r, const struct ring_packet *p);
  * the ring's size): encode records, copy bytes in, copy bytes out, each
  * across the end of the ring where needed.
  */
-void ring_bytes_put(struct ring *r, uint64_t pos,
-		    const struct bts_record *src, size_t n, uint64_t seq);
+void ring_bytes_put(struct ring *r, uint64_t pos, const struct bts_record *src,
+		    size_t n, uint64_t seq);
 void ring_bytes_copy_in(struct ring *r, uint64_t pos, const void *src,
 			size_t len);
-void ring_bytes_get(const struct ring *r, uint64_t pos, void *dst,
-		    size_t len);
+void ring_bytes_get(const struct ring *r, uint64_t pos, void *dst, size_t len);
 
 #endif

@@ -50,8 +50,7 @@ static void overwrite_flush(struct ring *r)
 	(void)r;
 }
 
-size_t ring_read_newest(struct ring *r, void *dst, size_t max,
-			uint64_t *first)
+size_t ring_read_newest(struct ring *r, void *dst, size_t max, uint64_t *first)
 {
 	struct ring_bytes *b = &r->b;
 	uint64_t head = __atomic_load_n(&b->head, __ATOMIC_ACQUIRE);

@@ -128,8 +128,7 @@ static size_t subbuf_read(struct ring *r, void *dst, size_t max)
 		if (k > max - done)
 			k = max - done;
 		memcpy((uint8_t *)dst + done * r->rec,
-		       s->held + sizeof(*h) + s->held_off * r->rec,
-		       k * r->rec);
+		       s->held + sizeof(*h) + s->held_off * r->rec, k * r->rec);
 		done += k;
 		s->held_off += k;
 		if (s->held_off == h->nrec) {

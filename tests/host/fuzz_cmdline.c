@@ -2,8 +2,8 @@
  * libFuzzer target for lib/cmdline.c: any text against a table with every
  * option type. Besides the sanitizers, it checks what callers rely on: the
  * count is stored + dropped, at most one error per token, every message is
- * NUL-terminated inside its slot and not empty, and a destination is either
- * untouched or holds a value inside its bounds.
+ * printable ASCII, not empty and NUL-terminated inside its slot, and a
+ * destination is either untouched or holds a value inside its bounds.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -72,8 +72,12 @@ static void check_result(const struct cmdline_errors *errs, size_t ret,
 	CHECK(ret == errs->n + errs->dropped);
 	CHECK(ret <= tokens);
 	for (size_t i = 0; i < errs->n; i++) {
-		CHECK(memchr(errs->msg[i], '\0', CMDLINE_ERR_LEN) != NULL);
-		CHECK(errs->msg[i][0] != '\0');
+		const char *m = errs->msg[i];
+
+		CHECK(memchr(m, '\0', CMDLINE_ERR_LEN) != NULL);
+		CHECK(m[0] != '\0');
+		for (; *m; m++)
+			CHECK(*m >= ' ' && *m <= '~'); /* printable only */
 	}
 
 	CHECK(seen[0] == flag && seen[1] == dotted_flag);

@@ -30,9 +30,9 @@
 #include "lib/consumer.h"
 #include "tests/host/sim_producer.h"
 
-#define FZ_MAXC 3
-#define FZ_QUEUE 64 /* model entries; rings here hold at most 22 */
-#define FZ_PKTS 8
+#define FZ_MAXC	   3
+#define FZ_QUEUE   64 /* model entries; rings here hold at most 22 */
+#define FZ_PKTS	   8
 #define FZ_PER_PKT 6
 
 /* --- input ------------------------------------------------------------ */
@@ -54,11 +54,11 @@ static unsigned int fz_byte(struct fz_in *in)
 
 static char fz_error[256];
 
-#define FZ_CHECK(cond)                                                     \
-	do {                                                               \
-		if (!(cond) && !fz_error[0])                               \
+#define FZ_CHECK(cond)                                                      \
+	do {                                                                \
+		if (!(cond) && !fz_error[0])                                \
 			snprintf(fz_error, sizeof(fz_error), "line %d: %s", \
-				 __LINE__, #cond);                         \
+				 __LINE__, #cond);                          \
 	} while (0)
 
 /* --- the reference model of one consumer ------------------------------ */
@@ -243,8 +243,10 @@ static void fz_read(struct fz *z, size_t i, size_t max)
 			for (k = 0; k < mp->n && k < p->nrec; k++) {
 				struct fz_entry e = { .seq = mp->seq[k] };
 
-				check_entry(f, (const uint8_t *)(p + 1) +
-						       k * f->size, &e);
+				check_entry(f,
+					    (const uint8_t *)(p + 1) +
+						    k * f->size,
+					    &e);
 			}
 		}
 		ring_subbuf_put(&c->ring, p);

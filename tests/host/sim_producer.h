@@ -26,16 +26,16 @@
 struct sim {
 	struct ds_area ds;
 	struct drain d;
-	bool circular;		/* BTINT clear: the buffer wraps */
-	uint64_t seq;		/* sequence number of the next record */
-	uint64_t written;	/* records stored */
-	uint64_t dropped;	/* records refused at the maximum */
-	size_t pmi_delay;	/* records from threshold to PMI delivery */
-	size_t pmi_countdown;	/* > 0: a PMI is on its way */
-	size_t deferred_delay;	/* records from request to deferred run */
+	bool circular;	       /* BTINT clear: the buffer wraps */
+	uint64_t seq;	       /* sequence number of the next record */
+	uint64_t written;      /* records stored */
+	uint64_t dropped;      /* records refused at the maximum */
+	size_t pmi_delay;      /* records from threshold to PMI delivery */
+	size_t pmi_countdown;  /* > 0: a PMI is on its way */
+	size_t deferred_delay; /* records from request to deferred run */
 	size_t deferred_countdown;
 	bool defer_pending, kick_pending;
-	bool in_deferred;	/* the self-IPI does not nest */
+	bool in_deferred; /* the self-IPI does not nest */
 	uint64_t pmis_raised;
 	uint64_t pmis_in_deferred; /* PMIs that interrupted deferred work */
 };
@@ -162,8 +162,7 @@ static inline int sim_setup(struct sim *s, const struct sim_params *p)
 	sim_cfg(s, &cfg);
 	for (i = 0; i < p->nbufs && i < DRAIN_MAX_BUFS; i++)
 		cfg.bufs[i] = bufs[i];
-	if (p->records > SIM_MAX_RECORDS ||
-	    drain_init(&s->d, p->id, &cfg))
+	if (p->records > SIM_MAX_RECORDS || drain_init(&s->d, p->id, &cfg))
 		return -1;
 	drain_start(&s->d);
 	return 0;
@@ -199,8 +198,8 @@ struct check_sink {
 	void *during_ctx;
 };
 
-static inline void check_emit(void *ctx, const struct bts_record *r,
-			      size_t n, uint64_t seq)
+static inline void check_emit(void *ctx, const struct bts_record *r, size_t n,
+			      uint64_t seq)
 {
 	struct check_sink *c = ctx;
 	size_t i;

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* cmocka needs the headers above */
 #include <cmocka.h>
 
 #include "lib/bts_account.h"
@@ -86,11 +88,10 @@ static void test_names(void **state)
 	(void)state;
 	assert_string_equal(bts_loss_name(BTS_LOSS_NO_SPARE), "no_spare");
 	assert_string_equal(bts_loss_name(BTS_LOSS_RING_FULL), "ring_full");
-	assert_string_equal(bts_loss_name(BTS_LOSS_OVERWRITTEN),
-			    "overwritten");
+	assert_string_equal(bts_loss_name(BTS_LOSS_OVERWRITTEN), "overwritten");
 	assert_string_equal(bts_loss_name(BTS_LOSS_STOPPED), "stopped");
 	assert_string_equal(bts_loss_name(BTS_LOSS_NR), "?");
-	assert_string_equal(bts_loss_name((enum bts_loss_cause)-1), "?");
+	assert_string_equal(bts_loss_name((enum bts_loss_cause) - 1), "?");
 }
 
 int main(void)

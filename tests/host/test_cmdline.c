@@ -137,6 +137,11 @@ static void test_not_a_number(void **state)
 	expect_error("repeat=1_000", "repeat: '1_000' is not a number");
 	expect_error("repeat=5=5", "repeat: '5=5' is not a number");
 	expect_error("repeat=ff", "repeat: 'ff' is not a number");
+	/* Control characters and non-ASCII never reach the log ("?\?" is
+	 * "??" without the trigraph). */
+	expect_error("repeat=\x1b[2J\xc3\xa9",
+		     "repeat: '?[2J?\?' is not a number");
+	expect_error("\x7f\x01", "unknown option '?\?'");
 	/* Trailing junk is reported even after an overflow. */
 	expect_error("seed=99999999999999999999999x",
 		     "seed: '99999999999999999999999x' is not a number");

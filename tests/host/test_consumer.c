@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* cmocka needs the headers above */
 #include <cmocka.h>
 
 #include "lib/consumer.h"
@@ -46,7 +48,7 @@ static void test_filters(void **state)
 		{ KHI - 1, KLO + 8, true, false },
 		{ KHI, KHI, false, true },
 		{ KLO - 1, 0, false, true },
-		{ KLO, 0x500, true, true },   /* kernel to user */
+		{ KLO, 0x500, true, true },	/* kernel to user */
 		{ 0x500, KHI - 1, true, true }, /* user into kernel */
 	};
 	struct consumer c;
@@ -62,7 +64,8 @@ static void test_filters(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct bts_record r = { cases[i].from, cases[i].to, 0 };
 
-		assert_int_equal(consumer_init(&c, CF_KERNEL, KLO, KHI, &rc), 0);
+		assert_int_equal(consumer_init(&c, CF_KERNEL, KLO, KHI, &rc),
+				 0);
 		assert_int_equal(consumer_accepts(&c, &r), cases[i].kernel);
 		c.filter = CF_USER;
 		assert_int_equal(consumer_accepts(&c, &r), cases[i].user);
@@ -135,8 +138,7 @@ static void test_splay(void **state)
 	(void)state;
 	init(&k, CF_KERNEL, RING_NOLOSS, REC_RAW, sizeof(mem[0]), mem[0]);
 	init(&u, CF_USER, RING_SUBBUF, REC_FIXED, sizeof(mem[1]), mem[1]);
-	init(&all, CF_BOTH, RING_NOLOSS, REC_COMPAT32, sizeof(mem[2]),
-	     mem[2]);
+	init(&all, CF_BOTH, RING_NOLOSS, REC_COMPAT32, sizeof(mem[2]), mem[2]);
 	assert_int_equal(consumer_set_add(&set, &k), 0);
 	assert_int_equal(consumer_set_add(&set, &u), 0);
 	assert_int_equal(consumer_set_add(&set, &all), 0);

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* cmocka needs the headers above */
 #include <cmocka.h>
 
 #include "tests/host/sim_producer.h"

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* cmocka needs the headers above */
 #include <cmocka.h>
 
 #include "tests/host/fuzz_drain.c"
@@ -62,23 +64,23 @@ static void test_each_strategy(void **state)
 		size_t k = 0, i;
 
 		memset(in, 0, sizeof(in));
-		in[k++] = 2;	/* three consumers */
+		in[k++] = 2; /* three consumers */
 		in[k++] = id;
 		if (id == DRAIN_SWITCH)
 			in[k++] = 1; /* two spares */
-		in[k++] = 0;	/* batched */
-		in[k++] = 40;	/* 44 records */
-		in[k++] = 6;	/* headroom */
-		in[k++] = 0;	/* policy headroom */
-		in[k++] = 0;	/* PMI on time */
-		in[k++] = 30;	/* self-IPI 30 records late */
+		in[k++] = 0;	     /* batched */
+		in[k++] = 40;	     /* 44 records */
+		in[k++] = 6;	     /* headroom */
+		in[k++] = 0;	     /* policy headroom */
+		in[k++] = 0;	     /* PMI on time */
+		in[k++] = 30;	     /* self-IPI 30 records late */
 		for (i = 0; i < 3; i++) {
-			in[k++] = i;	 /* format */
-			in[k++] = 2;	 /* 3 records per packet */
-			in[k++] = i;	 /* mode */
-			in[k++] = 10;	 /* ring size */
+			in[k++] = i;  /* format */
+			in[k++] = 2;  /* 3 records per packet */
+			in[k++] = i;  /* mode */
+			in[k++] = 10; /* ring size */
 			in[k++] = 5;
-			in[k++] = i;	 /* filter */
+			in[k++] = i; /* filter */
 		}
 		for (; k + 2 <= sizeof(in); k += 2) {
 			in[k] = (uint8_t)(k % 8);
@@ -95,6 +97,5 @@ int main(void)
 		cmocka_unit_test(test_each_strategy),
 	};
 
-	return cmocka_run_group_tests_name("drain_property", tests, NULL,
-					   NULL);
+	return cmocka_run_group_tests_name("drain_property", tests, NULL, NULL);
 }

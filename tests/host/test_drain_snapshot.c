@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* cmocka needs the headers above */
 #include <cmocka.h>
 
 #include "tests/host/sim_producer.h"
@@ -80,7 +82,9 @@ static void test_successive(void **state)
 	assert_false(cs.bad);
 	assert_int_equal(cs.got, total);
 	assert_int_equal(s.d.acct.produced, s.seq);
-	assert_int_equal(s.d.acct.delivered + s.d.acct.lost[BTS_LOSS_OVERWRITTEN], s.seq);
+	assert_int_equal(s.d.acct.delivered +
+				 s.d.acct.lost[BTS_LOSS_OVERWRITTEN],
+			 s.seq);
 	assert_true(bts_account_balanced(&s.d.acct));
 }
 
@@ -144,6 +148,5 @@ int main(void)
 		cmocka_unit_test(test_needs_count),
 	};
 
-	return cmocka_run_group_tests_name("drain_snapshot", tests, NULL,
-					   NULL);
+	return cmocka_run_group_tests_name("drain_snapshot", tests, NULL, NULL);
 }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* cmocka needs the headers above */
 #include <cmocka.h>
 
 #include "tests/host/sim_producer.h"
@@ -131,12 +133,12 @@ static void test_kick(void **state)
 	(void)state;
 	setup(2, DRAIN_STOP, 1000);
 	s.d.cfg.env.kick = NULL;
-	sim_run(&s, 112);	/* A full and handed off; B at threshold */
+	sim_run(&s, 112); /* A full and handed off; B at threshold */
 	assert_int_equal(s.d.stats.starved, 1);
-	sim_deferred(&s);	/* A drained and free, nobody told */
+	sim_deferred(&s); /* A drained and free, nobody told */
 	sim_run(&s, 10);
 	assert_int_equal(s.dropped, 10);
-	sim_pmi(&s);		/* what a kick would have done */
+	sim_pmi(&s); /* what a kick would have done */
 	sim_run(&s, 10);
 	assert_int_equal(s.dropped, 10);
 
@@ -144,7 +146,7 @@ static void test_kick(void **state)
 	sim_run(&s, 112);
 	sim_deferred(&s);
 	assert_true(s.kick_pending);
-	sim_run(&s, 10);	/* the kick lands after the first record */
+	sim_run(&s, 10); /* the kick lands after the first record */
 	assert_int_equal(s.dropped, 1);
 	sim_finish(&s);
 	check_books();

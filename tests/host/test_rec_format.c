@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* cmocka needs the headers above */
 #include <cmocka.h>
 
 #include "lib/rec_format.h"
@@ -103,17 +105,29 @@ static void test_layout(void **state)
 {
 	const struct bts_record r = { 0x1122334455667788ull, 0x99, 0x10 };
 	const uint8_t fixed[32] = {
-		REC_BRANCH, REC_FIXED_VERSION, 0x34, 0x12, 1, 0, 0, 0,
-		5, 0, 0, 0, 0, 0, 0, 0,
-		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,
-		0x99, 0, 0, 0, 0, 0, 0, 0,
+		REC_BRANCH, REC_FIXED_VERSION,
+		0x34,	    0x12,
+		1,	    0,
+		0,	    0,
+		5,	    0,
+		0,	    0,
+		0,	    0,
+		0,	    0,
+		0x88,	    0x77,
+		0x66,	    0x55,
+		0x44,	    0x33,
+		0x22,	    0x11,
+		0x99,	    0,
+		0,	    0,
+		0,	    0,
+		0,	    0,
 	};
 	const uint8_t c32[12] = {
 		0x88, 0x77, 0x66, 0x55, 0x99, 0, 0, 0, 0x10, 0, 0, 0x40,
 	};
 	const uint8_t raw_lost[24] = {
-		0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0,
-		0, 1, 0, 0, 0, 0, 0, 0x80,
+		0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0,
+		0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0x80,
 	};
 	uint8_t buf[32];
 

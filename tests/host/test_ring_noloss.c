@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* cmocka needs the headers above */
 #include <cmocka.h>
 
 #include "lib/ring.h"
@@ -17,8 +19,7 @@
 
 static uint64_t mem[64];
 
-static void setup(struct ring *r, struct bts_account *a, int fmt,
-		  size_t extra)
+static void setup(struct ring *r, struct bts_account *a, int fmt, size_t extra)
 {
 	const struct rec_format *f = rec_format_get(fmt);
 	struct ring_cfg cfg = {
@@ -121,8 +122,7 @@ static void test_full_and_lost_marker(void **state)
 			size_t over = step % 3 + 1;
 
 			/* Fill with one record more than fits, plus more. */
-			assert_int_equal(offer(&r, &a, CAPN + over, seq),
-					 CAPN);
+			assert_int_equal(offer(&r, &a, CAPN + over, seq), CAPN);
 			seq += CAPN + over;
 			/* One slot free: no room for marker + record. */
 			assert_int_equal(ring_read(&r, out, 1), 1);
@@ -132,15 +132,14 @@ static void test_full_and_lost_marker(void **state)
 			assert_int_equal(ring_read(&r, out, 1), 1);
 			assert_int_equal(offer(&r, &a, 2, seq), 1);
 			assert_int_equal(ring_read(&r, out, CAPN), CAPN);
-			assert_true(f->decode(out + (CAPN - 2) * f->size,
-					      &ev));
+			assert_true(f->decode(out + (CAPN - 2) * f->size, &ev));
 			assert_int_equal(ev.type, REC_LOST);
 			assert_int_equal(ev.lost, over + 1);
 			assert_int_equal(ev.cause, BTS_LOSS_RING_FULL);
 			if (fmt == REC_FIXED)
 				assert_int_equal(ev.seq, seq);
-			assert_true(tl_match(f, out + (CAPN - 1) * f->size,
-					     seq));
+			assert_true(
+				tl_match(f, out + (CAPN - 1) * f->size, seq));
 			/* The second record of that batch is pending. */
 			seq += 2;
 			assert_int_equal(offer(&r, &a, 1, seq), 1);

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* cmocka needs the headers above */
 #include <cmocka.h>
 
 #include "lib/ring.h"
@@ -20,8 +22,7 @@
 
 static uint64_t mem[512];
 
-static void setup(struct ring *r, struct bts_account *a, int fmt,
-		  size_t bytes)
+static void setup(struct ring *r, struct bts_account *a, int fmt, size_t bytes)
 {
 	struct ring_cfg cfg = {
 		.mode = RING_OVERWRITE,
@@ -85,8 +86,7 @@ static void test_every_offset(void **state)
 			assert_int_equal((r.b.head - r.b.tail) % f->size, 0);
 			assert_true(tl_match(f, r.b.mem + r.b.tail % r.b.bytes,
 					     r.b.tail / f->size) ||
-				    r.b.tail % r.b.bytes + f->size >
-					    r.b.bytes);
+				    r.b.tail % r.b.bytes + f->size > r.b.bytes);
 			for (max = 0; max <= CAPN + 1; max++)
 				check_newest(&r, max, seq);
 		}
@@ -199,8 +199,7 @@ static void test_concurrent_reader(void **state)
 	__atomic_store_n(&x.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
 	assert_true(recs > 0);
-	assert_int_equal(a.delivered + a.lost[BTS_LOSS_OVERWRITTEN],
-			 x.written);
+	assert_int_equal(a.delivered + a.lost[BTS_LOSS_OVERWRITTEN], x.written);
 }
 
 int main(void)
@@ -212,6 +211,5 @@ int main(void)
 		cmocka_unit_test(test_concurrent_reader),
 	};
 
-	return cmocka_run_group_tests_name("ring_overwrite", tests, NULL,
-					   NULL);
+	return cmocka_run_group_tests_name("ring_overwrite", tests, NULL, NULL);
 }

@@ -10,12 +10,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* cmocka needs the headers above */
 #include <cmocka.h>
 
 #include "lib/ring.h"
 #include "tests/host/drain_testlib.h"
 
-#define NSUB 4	  /* packets in the ring (plus the reader's spare) */
+#define NSUB	4 /* packets in the ring (plus the reader's spare) */
 #define PER_PKT 3 /* records per packet */
 
 static uint64_t mem[(NSUB + 1) * (24 + PER_PKT * 32) / 8];
