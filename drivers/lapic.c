@@ -229,6 +229,24 @@ void lapic_self_ipi_msr(uint8_t vector)
 	wrmsr(X2APIC_SELF_IPI_MSR, vector);
 }
 
+void lapic_lvtpc_set(enum lvtpc_delivery how, bool masked)
+{
+	uint32_t v = how == LVTPC_NMI ? APIC_DM_NMI : APIC_DM_FIXED | VEC_PMI;
+
+	apic->write(APIC_LVT_PERF, v | (masked ? APIC_LVT_MASKED : 0));
+}
+
+void lapic_lvtpc_unmask(void)
+{
+	apic->write(APIC_LVT_PERF,
+		    apic->read(APIC_LVT_PERF) & ~APIC_LVT_MASKED);
+}
+
+bool lapic_lvtpc_masked(void)
+{
+	return apic->read(APIC_LVT_PERF) & APIC_LVT_MASKED;
+}
+
 unsigned long lapic_spurious_count(void)
 {
 	return spurious;

@@ -94,6 +94,17 @@ void lapic_self_ipi_msr(uint8_t vector);
 /* Wait for an xAPIC ICR send to be accepted; false on timeout. */
 bool lapic_wait_idle(void);
 
+/*
+ * The performance-counter LVT entry: PMIs delivered as NMI or as a fixed
+ * vector. The APIC sets the entry's mask bit when it delivers a PMI; the
+ * handler unmasks it again (HARDWARE.md: Linux does it late, after the
+ * counters are re-armed, to avoid a spurious PMI).
+ */
+enum lvtpc_delivery { LVTPC_NMI, LVTPC_VECTOR };
+void lapic_lvtpc_set(enum lvtpc_delivery how, bool masked);
+void lapic_lvtpc_unmask(void);
+bool lapic_lvtpc_masked(void);
+
 unsigned long lapic_spurious_count(void);
 unsigned long lapic_error_count(void);
 

@@ -187,6 +187,15 @@ static void print_header(const struct boot_info *bi)
 
 static void __attribute__((noreturn)) finish(const struct run_totals *tot)
 {
+	/* Interrupts nobody asked for: not fatal, but never hidden. */
+	kprintf("# events nmi=%lu nmi_unclaimed=%lu unexpected_interrupts=%lu "
+		"apic_spurious=%lu apic_errors=%lu pic_spurious=%lu "
+		"serial_dropped=%lu note=\"watchdog ticks are NMIs that no "
+		"handler claims\"\n",
+		nmi_count(), nmi_unclaimed(), trap_unexpected_count(),
+		apic ? lapic_spurious_count() : 0,
+		apic ? lapic_error_count() : 0, pic_spurious_count(),
+		serial_dropped());
 	kprintf("# btslab done: %u passed, %u failed, %u skipped\n",
 		tot->passed, tot->failed, tot->skipped);
 	qemu_exit(tot->failed ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);

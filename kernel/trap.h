@@ -40,5 +40,7 @@ const char *trap_name(unsigned vector);
 void trap_dump(const struct trap_frame *f, const char *prefix);
 
 void trap_dispatch(struct trap_frame *f);
+/* Interrupts and NMIs that arrived with no handler registered. */
+unsigned long trap_unexpected_count(void);
 
 #endif

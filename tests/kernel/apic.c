@@ -235,3 +235,32 @@ static void apic_mode_switch(struct test_run *t)
 	lapic_set_mode(saved);
 }
 TEST_CASE(mode_switch, .name = "apic.mode_switch", .fn = apic_mode_switch);
+
+/*
+ * The LVTPC entry takes both deliveries and the mask bit the PMI path
+ * relies on. (That the APIC sets the mask on delivery needs a PMU: the
+ * bts.pmi tests check it where there is one.)
+ */
+static void apic_lvtpc(struct test_run *t)
+{
+	enum apic_mode saved;
+	uint32_t v;
+
+	if (!apic_mode_enter(t, &saved))
+		return;
+	lapic_lvtpc_set(LVTPC_NMI, true);
+	v = apic->read(APIC_LVT_PERF);
+	T_EXPECT_EQ(t, "LVTPC delivery mode after setting NMI", APIC_DM_NMI,
+		    v & APIC_DM_MASK);
+	T_EXPECT_EQ(t, "LVTPC masked", 1, lapic_lvtpc_masked());
+	lapic_lvtpc_unmask();
+	T_EXPECT_EQ(t, "LVTPC masked after unmask", 0, lapic_lvtpc_masked());
+	lapic_lvtpc_set(LVTPC_VECTOR, false);
+	v = apic->read(APIC_LVT_PERF);
+	T_EXPECT_EQ(t, "LVTPC fixed vector", VEC_PMI, v & 0xFF);
+	T_EXPECT_EQ(t, "LVTPC delivery mode after setting fixed", APIC_DM_FIXED,
+		    v & APIC_DM_MASK);
+	lapic_lvtpc_set(LVTPC_NMI, true);
+	apic_mode_leave(saved);
+}
+APIC_MODE_TESTS(lvtpc, "apic.lvtpc", apic_lvtpc);

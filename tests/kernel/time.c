@@ -330,13 +330,15 @@ APIC_MODE_TESTS(timer_oneshot, "apic.timer.oneshot", apic_timer_oneshot_test);
 
 /*
  * Periodic: PERIOD_FIRES interrupts, the k-th not before k periods after
- * the arming write; after apic_timer_stop() no more.
+ * the arming write; after apic_timer_stop() none for a period that had
+ * not ended when it returned. (A hypervisor may deliver one that expired
+ * just before the stop a little after it.)
  */
 static void apic_timer_periodic_test(struct test_run *t)
 {
 	struct sample_set late;
 	enum apic_mode saved;
-	uint64_t period, t0, stopped;
+	uint64_t period, t0, stopped, elapsed;
 	uint32_t ticks;
 	unsigned n;
 	bool all;
@@ -359,7 +361,12 @@ static void apic_timer_periodic_test(struct test_run *t)
 			  "%u us) within %lu us",
 		       n, PERIOD_FIRES, ticks, PERIOD_US,
 		       tsc_to_us(late_limit(period * PERIOD_FIRES)));
-	T_EXPECT_EQ(t, "interrupts after apic_timer_stop()", n, nfires);
+	/* Periods that ended before the stop returned, with the slack. */
+	elapsed = (stopped - t0 + early_slack(stopped - t0)) / period;
+	if (nfires > elapsed)
+		t_fail(t, "%u periodic interrupts, but only %lu periods ended "
+			  "before apic_timer_stop() returned (%u before it)",
+		       nfires, elapsed, n);
 	samples_init(&late, samples, PERIOD_FIRES);
 	for (unsigned k = 1; k <= n && k <= PERIOD_FIRES; k++) {
 		uint64_t due = t0 + k * period, fire = fire_tsc[k - 1];
