@@ -26,12 +26,12 @@
 #define CONFIG_LEGACY	(1u << 1)
 #define TIMER_INT_ENB	(1u << 2)
 
-#define HPET_BLOCK_SIZE 0x400
+#define HPET_BLOCK_SIZE	   0x400
 /* The specification's bound: a tick of at most 100 ns (10 MHz or more). */
 #define HPET_MAX_PERIOD_FS 100000000u
 #define FS_PER_NS	   1000000u
 /* Reads of the counter before we decide it does not count. */
-#define ADVANCE_POLLS 100000
+#define ADVANCE_POLLS	   100000
 
 static bool tried, usable;
 static const char *reason = "hpet_init() not called";

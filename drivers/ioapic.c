@@ -5,11 +5,11 @@
  */
 #include "drivers/ioapic.h"
 
-#define IOREGSEL 0x00
-#define IOWIN 0x10
-#define REG_VERSION 0x01
+#define IOREGSEL       0x00
+#define IOWIN	       0x10
+#define REG_VERSION    0x01
 #define REG_REDIR(pin) (0x10 + 2 * (pin))
-#define MAX_IOAPICS 8
+#define MAX_IOAPICS    8
 
 struct ioapic {
 	volatile uint32_t *base;

@@ -6,11 +6,11 @@
 #include <stdint.h>
 
 /* Redirection entry fields (82093AA datasheet, I/O APIC spec 3.2.4). */
-#define IOAPIC_DM_FIXED (0ull << 8)
-#define IOAPIC_DM_NMI (4ull << 8)
-#define IOAPIC_ACTIVE_LOW (1ull << 13)
-#define IOAPIC_LEVEL (1ull << 15)
-#define IOAPIC_MASKED (1ull << 16)
+#define IOAPIC_DM_FIXED	     (0ull << 8)
+#define IOAPIC_DM_NMI	     (4ull << 8)
+#define IOAPIC_ACTIVE_LOW    (1ull << 13)
+#define IOAPIC_LEVEL	     (1ull << 15)
+#define IOAPIC_MASKED	     (1ull << 16)
 #define IOAPIC_DEST(apic_id) ((uint64_t)(apic_id) << 56)
 
 /* Register an I/O APIC and mask all its pins. False if it does not answer. */

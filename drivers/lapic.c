@@ -14,15 +14,15 @@
 #include "kernel/trap.h"
 #include "kernel/vectors.h"
 
-#define MSR_IA32_APIC_BASE 0x1B
-#define APIC_BASE_BSP (1ull << 8)
-#define APIC_BASE_EXTD (1ull << 10)
-#define APIC_BASE_EN (1ull << 11)
+#define MSR_IA32_APIC_BASE  0x1B
+#define APIC_BASE_BSP	    (1ull << 8)
+#define APIC_BASE_EXTD	    (1ull << 10)
+#define APIC_BASE_EN	    (1ull << 11)
 #define APIC_BASE_ADDR_MASK 0x000FFFFFFFFFF000ull
-#define APIC_DEFAULT_BASE 0xFEE00000ull
+#define APIC_DEFAULT_BASE   0xFEE00000ull
 
-#define X2APIC_MSR(reg) (0x800u + ((reg) >> 4))
-#define X2APIC_ICR_MSR 0x830
+#define X2APIC_MSR(reg)	    (0x800u + ((reg) >> 4))
+#define X2APIC_ICR_MSR	    0x830
 #define X2APIC_SELF_IPI_MSR 0x83F
 
 /* Polls of the ICR delivery status before an xAPIC send is given up. */
@@ -148,8 +148,8 @@ bool lapic_probe(void)
 	apic_boot.base_msr = base;
 	apic_boot.mmio_base = base & APIC_BASE_ADDR_MASK;
 	apic_boot.moved = apic_boot.mmio_base != APIC_DEFAULT_BASE;
-	apic_boot.x2apic_at_boot = (base & APIC_BASE_EN) &&
-				   (base & APIC_BASE_EXTD);
+	apic_boot.x2apic_at_boot =
+		(base & APIC_BASE_EN) && (base & APIC_BASE_EXTD);
 	apic_boot.x2apic_capable = cpuid(1, 0).ecx & (1u << 21);
 	trap_set_handler(VEC_APIC_SPURIOUS, spurious_handler);
 	trap_set_handler(VEC_APIC_ERROR, error_handler);

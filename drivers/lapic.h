@@ -15,42 +15,42 @@ enum apic_mode {
 };
 
 /* Register offsets (SDM Vol. 3, "Local APIC Register Address Map"). */
-#define APIC_ID 0x020
-#define APIC_VERSION 0x030
-#define APIC_TPR 0x080
-#define APIC_EOI 0x0B0
-#define APIC_SVR 0x0F0
-#define APIC_ISR 0x100 /* 8 registers, 0x10 apart */
-#define APIC_IRR 0x200 /* 8 registers, 0x10 apart */
-#define APIC_ESR 0x280
-#define APIC_ICR 0x300
-#define APIC_ICR_HIGH 0x310 /* xAPIC only */
-#define APIC_LVT_TIMER 0x320
-#define APIC_LVT_PERF 0x340
-#define APIC_LVT_LINT0 0x350
-#define APIC_LVT_LINT1 0x360
-#define APIC_LVT_ERROR 0x370
+#define APIC_ID		   0x020
+#define APIC_VERSION	   0x030
+#define APIC_TPR	   0x080
+#define APIC_EOI	   0x0B0
+#define APIC_SVR	   0x0F0
+#define APIC_ISR	   0x100 /* 8 registers, 0x10 apart */
+#define APIC_IRR	   0x200 /* 8 registers, 0x10 apart */
+#define APIC_ESR	   0x280
+#define APIC_ICR	   0x300
+#define APIC_ICR_HIGH	   0x310 /* xAPIC only */
+#define APIC_LVT_TIMER	   0x320
+#define APIC_LVT_PERF	   0x340
+#define APIC_LVT_LINT0	   0x350
+#define APIC_LVT_LINT1	   0x360
+#define APIC_LVT_ERROR	   0x370
 #define APIC_TIMER_INITIAL 0x380
 #define APIC_TIMER_CURRENT 0x390
-#define APIC_TIMER_DIVIDE 0x3E0
-#define APIC_SELF_IPI 0x3F0 /* x2APIC only */
+#define APIC_TIMER_DIVIDE  0x3E0
+#define APIC_SELF_IPI	   0x3F0 /* x2APIC only */
 
 /* LVT and ICR fields. */
-#define APIC_DM_FIXED (0u << 8)
-#define APIC_DM_NMI (4u << 8)
-#define APIC_DM_INIT (5u << 8)
-#define APIC_DM_STARTUP (6u << 8)
-#define APIC_DM_EXTINT (7u << 8)
-#define APIC_DM_MASK (7u << 8)
-#define APIC_DELIVERY_PENDING (1u << 12)
-#define APIC_LEVEL_ASSERT (1u << 14)
-#define APIC_TRIGGER_LEVEL (1u << 15)
-#define APIC_LVT_MASKED (1u << 16)
-#define APIC_TIMER_PERIODIC (1u << 17)
+#define APIC_DM_FIXED		(0u << 8)
+#define APIC_DM_NMI		(4u << 8)
+#define APIC_DM_INIT		(5u << 8)
+#define APIC_DM_STARTUP		(6u << 8)
+#define APIC_DM_EXTINT		(7u << 8)
+#define APIC_DM_MASK		(7u << 8)
+#define APIC_DELIVERY_PENDING	(1u << 12)
+#define APIC_LEVEL_ASSERT	(1u << 14)
+#define APIC_TRIGGER_LEVEL	(1u << 15)
+#define APIC_LVT_MASKED		(1u << 16)
+#define APIC_TIMER_PERIODIC	(1u << 17)
 #define APIC_TIMER_TSC_DEADLINE (2u << 17)
-#define APIC_DEST_SELF (1u << 18)
-#define APIC_DEST_ALL_BUT_SELF (3u << 18)
-#define APIC_SVR_ENABLE (1u << 8)
+#define APIC_DEST_SELF		(1u << 18)
+#define APIC_DEST_ALL_BUT_SELF	(3u << 18)
+#define APIC_SVR_ENABLE		(1u << 8)
 
 struct apic_ops {
 	const char *name;
@@ -66,11 +66,11 @@ extern const struct apic_ops *apic;
 
 /* What the firmware handed over, and what this CPU supports. */
 struct apic_boot_state {
-	uint64_t base_msr;    /* IA32_APIC_BASE at boot */
-	uint64_t mmio_base;   /* xAPIC register page */
-	bool x2apic_at_boot;  /* firmware left x2APIC enabled */
-	bool x2apic_capable;  /* CPUID.1:ECX[21] */
-	bool moved;           /* base is not the default 0xFEE00000 */
+	uint64_t base_msr;   /* IA32_APIC_BASE at boot */
+	uint64_t mmio_base;  /* xAPIC register page */
+	bool x2apic_at_boot; /* firmware left x2APIC enabled */
+	bool x2apic_capable; /* CPUID.1:ECX[21] */
+	bool moved;	     /* base is not the default 0xFEE00000 */
 };
 
 extern struct apic_boot_state apic_boot;
@@ -100,7 +100,10 @@ bool lapic_wait_idle(void);
  * handler unmasks it again (HARDWARE.md: Linux does it late, after the
  * counters are re-armed, to avoid a spurious PMI).
  */
-enum lvtpc_delivery { LVTPC_NMI, LVTPC_VECTOR };
+enum lvtpc_delivery {
+	LVTPC_NMI,
+	LVTPC_VECTOR
+};
 void lapic_lvtpc_set(enum lvtpc_delivery how, bool masked);
 void lapic_lvtpc_unmask(void);
 bool lapic_lvtpc_masked(void);

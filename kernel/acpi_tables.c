@@ -10,10 +10,10 @@
 #include "kernel/arch.h"
 #include "kernel/boot_info.h"
 
-#define IDENTITY_LIMIT (4ull << 30)
+#define IDENTITY_LIMIT	 (4ull << 30)
 #define BDA_EBDA_SEGMENT 0x40E
-#define BIOS_ROM_START 0xE0000
-#define BIOS_ROM_LEN 0x20000
+#define BIOS_ROM_START	 0xE0000
+#define BIOS_ROM_LEN	 0x20000
 
 struct acpi_info acpi_info;
 static const char *rsdp_source = "none";
@@ -30,9 +30,9 @@ static const struct acpi_mem identity = { identity_map, 0 };
 
 static bool find_rsdp(const struct boot_info *bi, uint64_t *phys)
 {
-	uint64_t ebda =
-		(uint64_t)*(const volatile uint16_t *)phys_ptr(BDA_EBDA_SEGMENT)
-		<< 4;
+	uint64_t ebda = (uint64_t) * (const volatile uint16_t *)phys_ptr(
+					     BDA_EBDA_SEGMENT)
+			<< 4;
 
 	if (bi->rsdp_len) {
 		/* The copy lives in boot_info: identity-mapped, so phys. */

@@ -13,7 +13,7 @@
 
 struct defer_work;
 
-#define MAX_CPUS 16
+#define MAX_CPUS     16
 #define IA32_GS_BASE 0xC0000101
 
 #define IST_NMI		   1
@@ -22,7 +22,7 @@ struct defer_work;
 #define IST_STACK_SIZE	   (16 * 1024)
 #define TEST_STACK_SIZE	   (64 * 1024)
 #define LANDING_STACK_SIZE (4 * 1024)
-#define KERNEL_STACK_SIZE (16 * 1024) /* an AP's own stack */
+#define KERNEL_STACK_SIZE  (16 * 1024) /* an AP's own stack */
 
 /* Selectors; the user ones are laid out for SYSRET (STAR[63:48] = 0x18). */
 #define SEL_KCODE   0x08

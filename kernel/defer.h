@@ -18,13 +18,16 @@ struct defer_work {
 	uint32_t pending; /* 1 from queueing until fn starts */
 };
 
-#define DEFER_WORK_INIT(f) { 0, (f), 0 }
+#define DEFER_WORK_INIT(f) \
+	{                  \
+		0, (f), 0  \
+	}
 
 /* How the self-IPI is sent (each APIC mode offers one or more ways). */
 enum defer_ipi {
 	DEFER_IPI_SHORTHAND, /* ICR, destination shorthand "self" */
-	DEFER_IPI_DEST,      /* ICR, destination = own APIC ID */
-	DEFER_IPI_MSR,       /* x2APIC SELF IPI register */
+	DEFER_IPI_DEST,	     /* ICR, destination = own APIC ID */
+	DEFER_IPI_MSR,	     /* x2APIC SELF IPI register */
 };
 
 void defer_init(void);

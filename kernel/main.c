@@ -21,10 +21,10 @@
 #include "kernel/runner.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
-#include "kernel/watchdog.h"
 #include "kernel/trap.h"
 #include "kernel/vectors.h"
 #include "kernel/version.h"
+#include "kernel/watchdog.h"
 
 #define TICK_HZ	      100
 #define TICK_CHECK_MS 100
@@ -99,7 +99,8 @@ static void print_acpi(void)
 			acpi_rsdp_source(), a->rsdp_revision, a->oem_id,
 			a->root_sig, a->ntables, a->nmsgs + a->msgs_dropped);
 		kprintf("# acpi madt=%d cpus=%zu enabled=%zu dropped=%zu "
-			"ioapics=%zu overrides=%zu lapic_nmis=%zu pcat_compat=%d "
+			"ioapics=%zu overrides=%zu lapic_nmis=%zu "
+			"pcat_compat=%d "
 			"hpet=%d\n",
 			m->present, m->ncpus, m->cpus_enabled, m->cpus_dropped,
 			m->nioapics, m->noverrides, m->nlapic_nmis,

@@ -10,7 +10,7 @@
 #include "kernel/time.h"
 
 #define MSR_SMI_COUNT 0x34
-#define MAX_SAMPLES 4096
+#define MAX_SAMPLES   4096
 
 static uint64_t samples[MAX_SAMPLES];
 static uint64_t overhead;

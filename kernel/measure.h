@@ -15,7 +15,7 @@
 struct test_run;
 
 #define MEASURE_DEFAULT_WARMUP 10
-#define MEASURE_DEFAULT_REPS 200
+#define MEASURE_DEFAULT_REPS   200
 
 /* Cycles that a back-to-back pair of ordered TSC reads costs (median). */
 uint64_t tsc_read_overhead(void);

@@ -21,8 +21,8 @@
 #include "kernel/ctx.h"
 #include "kernel/ksyms.h"
 #include "kernel/time.h"
-#include "kernel/watchdog.h"
 #include "kernel/trap.h"
+#include "kernel/watchdog.h"
 #include "lib/format.h"
 #include "lib/rand.h"
 #include "lib/string.h"
@@ -305,7 +305,8 @@ void runner_run(const struct test_case *tc, unsigned number,
 	t.result = RESULT_PASS;
 	t.timeout_ms = tc->timeout_ms ? tc->timeout_ms : default_timeout_ms;
 	/* Round up, plus one tick: the first may come at once. */
-	t.deadline_tick = watchdog_ticks() + (t.timeout_ms * hz + 999) / 1000 + 1;
+	t.deadline_tick =
+		watchdog_ticks() + (t.timeout_ms * hz + 999) / 1000 + 1;
 	t.deadline_tsc = tsc.hz ? now + ms_to_tsc(t.timeout_ms) : 0;
 
 	irq_disable();

@@ -24,10 +24,10 @@
 #include "kernel/vectors.h"
 #include "lib/string.h"
 
-#define TRAMPOLINE_LOW 0x1000
-#define TRAMPOLINE_HIGH 0x9F000 /* below the EBDA */
-#define INIT_DELAY_US 10000
-#define SIPI_DELAY_US 200
+#define TRAMPOLINE_LOW	     0x1000
+#define TRAMPOLINE_HIGH	     0x9F000 /* below the EBDA */
+#define INIT_DELAY_US	     10000
+#define SIPI_DELAY_US	     200
 #define AP_ONLINE_TIMEOUT_MS 500
 
 struct trampoline_params {
@@ -46,6 +46,12 @@ struct call_slot {
 };
 
 extern const char trampoline_start[], trampoline_end[], trampoline_params[];
+
+/* Offsets into the blob, by address (they are linker symbols). */
+static uint64_t blob_offset(const char *sym)
+{
+	return (uintptr_t)sym - (uintptr_t)trampoline_start;
+}
 extern uint64_t boot_pml4[];
 extern const struct boot_info *smp_boot_info;
 
@@ -71,8 +77,7 @@ static void call_handler(struct trap_frame *f)
 static void __attribute__((noreturn)) ap_main(struct cpu *c)
 {
 	volatile struct trampoline_params *p =
-		phys_ptr(smp_info.trampoline + (uint64_t)(trampoline_params -
-							   trampoline_start));
+		phys_ptr(smp_info.trampoline + blob_offset(trampoline_params));
 
 	cpu_set_current(c);
 	gdt_init(c);
@@ -111,8 +116,8 @@ static uint32_t find_trampoline_page(const struct boot_info *bi)
 static void send_init_sipi(uint32_t apic_id, uint32_t page,
 			   volatile struct trampoline_params *p)
 {
-	apic->send(apic_id, APIC_DM_INIT | APIC_LEVEL_ASSERT |
-				    APIC_TRIGGER_LEVEL);
+	apic->send(apic_id,
+		   APIC_DM_INIT | APIC_LEVEL_ASSERT | APIC_TRIGGER_LEVEL);
 	lapic_wait_idle();
 	tsc_delay_us(INIT_DELAY_US);
 	if (lapic_mode() == APIC_MODE_XAPIC) {
@@ -129,8 +134,8 @@ static void send_init_sipi(uint32_t apic_id, uint32_t page,
 
 static bool start_ap(struct cpu *c, uint32_t page)
 {
-	volatile struct trampoline_params *p = phys_ptr(
-		page + (uint64_t)(trampoline_params - trampoline_start));
+	volatile struct trampoline_params *p =
+		phys_ptr(page + blob_offset(trampoline_params));
 	uint64_t end;
 
 	p->cr3 = (uint64_t)boot_pml4;
@@ -173,7 +178,7 @@ void smp_init(void)
 	}
 	smp_info.trampoline = page;
 	memcpy(phys_ptr(page), trampoline_start,
-	       (size_t)(trampoline_end - trampoline_start));
+	       (size_t)blob_offset(trampoline_end));
 	for (size_t i = 0; i < m->ncpus; i++) {
 		const struct acpi_cpu *ac = &m->cpus[i];
 		struct cpu *c;

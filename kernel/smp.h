@@ -13,13 +13,13 @@
 #include <stdint.h>
 
 struct smp_info {
-	unsigned listed;      /* enabled CPUs in the MADT */
-	unsigned online;      /* including the boot CPU */
-	unsigned failed;      /* listed but did not come up */
-	unsigned capped;      /* listed beyond MAX_CPUS */
+	unsigned listed; /* enabled CPUs in the MADT */
+	unsigned online; /* including the boot CPU */
+	unsigned failed; /* listed but did not come up */
+	unsigned capped; /* listed beyond MAX_CPUS */
 	uint32_t failed_ids[8];
-	const char *note;     /* why no AP was started, or "" */
-	uint32_t trampoline;  /* physical page of the start-up code */
+	const char *note;    /* why no AP was started, or "" */
+	uint32_t trampoline; /* physical page of the start-up code */
 };
 
 extern struct smp_info smp_info;

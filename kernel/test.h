@@ -65,7 +65,7 @@ struct test_run {
 	int line;
 	uint32_t timeout_ms;
 	uint64_t deadline_tick;
-	uint64_t deadline_tsc; /* 0: use deadline_tick */
+	uint64_t deadline_tsc;	 /* 0: use deadline_tick */
 	struct trap_frame frame; /* where it faulted or was stopped */
 	uint64_t cr2;
 };

@@ -20,12 +20,12 @@
  * few: 3 x 10 ms against the HPET, 3 x 15 ms against the PIT, whose
  * polling loop is coarser.
  */
-#define HPET_RUNS   3
-#define HPET_RUN_MS 10
-#define PIT_RUNS    3
-#define PIT_RUN_MS  15
+#define HPET_RUNS      3
+#define HPET_RUN_MS    10
+#define PIT_RUNS       3
+#define PIT_RUN_MS     15
 /* Reads per end of an HPET run; the tightest TSC bracket is kept. */
-#define STAMP_TRIES 4
+#define STAMP_TRIES    4
 /* Polls of the HPET within one run before it is declared stuck. */
 #define HPET_MAX_POLLS 10000000u
 
@@ -111,8 +111,8 @@ static void note_run(struct tsc_calibration *c, uint64_t hz, uint64_t *lo,
  */
 static void calibrate_hpet(struct tsc_calibration *c)
 {
-	uint32_t want = (uint32_t)muldiv64(HPET_RUN_MS, FS_PER_MS,
-					   hpet_period_fs());
+	uint32_t want =
+		(uint32_t)muldiv64(HPET_RUN_MS, FS_PER_MS, hpet_period_fs());
 	uint64_t start = rdtsc(), lo = UINT64_MAX, hi = 0;
 	uint64_t best_bound = UINT64_MAX;
 	uint64_t flags = irq_save();

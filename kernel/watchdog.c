@@ -9,11 +9,11 @@
 #include "kernel/watchdog.h"
 
 #include "drivers/ioapic.h"
-#include "kernel/arch.h"
 #include "drivers/lapic.h"
 #include "drivers/pic8259.h"
 #include "drivers/pit.h"
 #include "kernel/acpi_tables.h"
+#include "kernel/arch.h"
 #include "kernel/nmi.h"
 #include "kernel/runner.h"
 #include "kernel/time.h"
@@ -21,8 +21,8 @@
 #include "kernel/vectors.h"
 
 #define MPS_POLARITY_MASK 0x3
-#define MPS_POLARITY_LOW 0x3
-#define MPS_TRIGGER_MASK 0xC
+#define MPS_POLARITY_LOW  0x3
+#define MPS_TRIGGER_MASK  0xC
 #define MPS_TRIGGER_LEVEL 0xC
 
 static uint64_t ticks;

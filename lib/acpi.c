@@ -18,10 +18,10 @@ struct acpi_rsdp {
 	char signature[8]; /* "RSD PTR " */
 	uint8_t checksum;  /* first 20 bytes (the ACPI 1.0 part) sum to 0 */
 	char oem_id[6];
-	uint8_t revision;  /* 0 for ACPI 1.0, 2 for 2.0 and later */
+	uint8_t revision; /* 0 for ACPI 1.0, 2 for 2.0 and later */
 	uint32_t rsdt_address;
 	/* Revision >= 2 only: */
-	uint32_t length;   /* of the whole structure, 36 */
+	uint32_t length; /* of the whole structure, 36 */
 	uint64_t xsdt_address;
 	uint8_t extended_checksum; /* all length bytes sum to 0 */
 	uint8_t reserved[3];
@@ -29,7 +29,7 @@ struct acpi_rsdp {
 _Static_assert(sizeof(struct acpi_rsdp) == 36, "RSDP layout");
 
 #define RSDP_V1_LEN 20u
-#define RSDP_ALIGN 16u
+#define RSDP_ALIGN  16u
 
 struct parser {
 	const struct acpi_mem *mem;
@@ -112,9 +112,10 @@ static const uint8_t *load_table(const struct parser *p, uint64_t phys,
 	t.length = h.length;
 	name = table_name(t.sig);
 	if (want && memcmp(h.signature, want, 4) != 0) {
-		acpi_msg(p->info, "%s at 0x%llx: signature \"%s\" (want "
-			 "\"%s\")%s", want, (unsigned long long)phys, t.sig,
-			 want, why_not);
+		acpi_msg(p->info,
+			 "%s at 0x%llx: signature \"%s\" (want "
+			 "\"%s\")%s",
+			 want, (unsigned long long)phys, t.sig, want, why_not);
 		goto out;
 	}
 	if (h.length < sizeof(h) || h.length > ACPI_MAX_TABLE_LEN) {
@@ -125,9 +126,10 @@ static const uint8_t *load_table(const struct parser *p, uint64_t phys,
 	}
 	tab = map(p, phys, h.length);
 	if (!tab) {
-		acpi_msg(p->info, "%s at 0x%llx: length %u runs into "
-			 "unreadable memory%s", name, (unsigned long long)phys,
-			 h.length, why_not);
+		acpi_msg(p->info,
+			 "%s at 0x%llx: length %u runs into "
+			 "unreadable memory%s",
+			 name, (unsigned long long)phys, h.length, why_not);
 		goto out;
 	}
 	sum = sum_bytes(tab, h.length);
@@ -155,7 +157,8 @@ static void visit_table(const struct parser *p, uint64_t phys)
 		return;
 	if (memcmp(rec->sig, "APIC", 4) == 0) {
 		if (info->madt.present)
-			acpi_msg(info, "MADT at 0x%llx: a MADT was already "
+			acpi_msg(info,
+				 "MADT at 0x%llx: a MADT was already "
 				 "parsed, this one ignored",
 				 (unsigned long long)phys);
 		else
@@ -166,25 +169,27 @@ static void visit_table(const struct parser *p, uint64_t phys)
 }
 
 /* Walk the RSDT (4-byte entries) or XSDT (8-byte entries) at tab. */
-static void walk_root(const struct parser *p, const uint8_t *tab,
-		      uint32_t len, size_t esz)
+static void walk_root(const struct parser *p, const uint8_t *tab, uint32_t len,
+		      size_t esz)
 {
 	struct acpi_info *info = p->info;
 	size_t body = len - sizeof(struct acpi_sdt_header);
 	size_t n = body / esz;
 
 	if (body % esz)
-		acpi_msg(info, "%s: length %u leaves %zu bytes after the last "
-			 "%zu-byte entry, ignored", info->root_sig, len,
-			 body % esz, esz);
+		acpi_msg(info,
+			 "%s: length %u leaves %zu bytes after the last "
+			 "%zu-byte entry, ignored",
+			 info->root_sig, len, body % esz, esz);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t phys = 0;
 
 		if (info->ntables == ACPI_MAX_TABLES) {
 			info->tables_dropped = n - i;
-			acpi_msg(info, "%s: %zu entries, only the first %d "
-				 "examined", info->root_sig, n,
-				 ACPI_MAX_TABLES);
+			acpi_msg(info,
+				 "%s: %zu entries, only the first %d "
+				 "examined",
+				 info->root_sig, n, ACPI_MAX_TABLES);
 			return;
 		}
 		/* Little-endian: the low esz bytes of phys. */
@@ -227,28 +232,33 @@ static bool check_rsdp_v2(const struct parser *p, uint64_t phys,
 	uint8_t sum;
 
 	if (!hp) {
-		acpi_msg(p->info, "RSDP at 0x%llx: revision %u but 36 bytes "
+		acpi_msg(p->info,
+			 "RSDP at 0x%llx: revision %u but 36 bytes "
 			 "not readable, using the RSDT only",
 			 (unsigned long long)phys, r->revision);
 		return false;
 	}
 	memcpy(r, hp, sizeof(*r));
 	if (r->length < sizeof(*r) || r->length > ACPI_MAX_TABLE_LEN) {
-		acpi_msg(p->info, "RSDP at 0x%llx: length %u (want %zu..%u), "
-			 "using the RSDT only", (unsigned long long)phys,
-			 r->length, sizeof(*r), ACPI_MAX_TABLE_LEN);
+		acpi_msg(p->info,
+			 "RSDP at 0x%llx: length %u (want %zu..%u), "
+			 "using the RSDT only",
+			 (unsigned long long)phys, r->length, sizeof(*r),
+			 ACPI_MAX_TABLE_LEN);
 		return false;
 	}
 	full = map(p, phys, r->length);
 	if (!full) {
-		acpi_msg(p->info, "RSDP at 0x%llx: length %u runs into "
+		acpi_msg(p->info,
+			 "RSDP at 0x%llx: length %u runs into "
 			 "unreadable memory, using the RSDT only",
 			 (unsigned long long)phys, r->length);
 		return false;
 	}
 	sum = sum_bytes(full, r->length);
 	if (sum != 0) {
-		acpi_msg(p->info, "RSDP at 0x%llx: extended checksum 0x%02x "
+		acpi_msg(p->info,
+			 "RSDP at 0x%llx: extended checksum 0x%02x "
 			 "(want 0), using the RSDT only",
 			 (unsigned long long)phys, sum);
 		return false;
@@ -274,8 +284,10 @@ static bool parse_rsdp(const struct parser *p, uint64_t phys)
 		char sig[9];
 
 		copy_text(sig, r.signature, 8);
-		acpi_msg(info, "RSDP at 0x%llx: signature \"%s\" (want "
-			 "\"RSD PTR \")", (unsigned long long)phys, sig);
+		acpi_msg(info,
+			 "RSDP at 0x%llx: signature \"%s\" (want "
+			 "\"RSD PTR \")",
+			 (unsigned long long)phys, sig);
 		return false;
 	}
 	sum = sum_bytes(v1, RSDP_V1_LEN);

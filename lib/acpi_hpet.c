@@ -29,13 +29,13 @@ _Static_assert(sizeof(struct acpi_hpet_table) == 56, "HPET table layout");
 #define GAS_SYSTEM_MEMORY 0
 
 /* Event Timer Block ID fields, IA-PC HPET 1.0a 3.2.4 table 3. */
-#define HPET_ID_LEGACY_CAPABLE (1u << 15)
-#define HPET_ID_COUNT_64BIT (1u << 13)
+#define HPET_ID_LEGACY_CAPABLE	  (1u << 15)
+#define HPET_ID_COUNT_64BIT	  (1u << 13)
 #define HPET_ID_COMPARATORS_SHIFT 8
-#define HPET_ID_COMPARATORS_MASK 0x1Fu /* number of comparators - 1 */
+#define HPET_ID_COMPARATORS_MASK  0x1Fu /* number of comparators - 1 */
 
-void acpi_parse_hpet(struct acpi_info *info, const uint8_t *tab,
-		     uint32_t len, uint64_t phys)
+void acpi_parse_hpet(struct acpi_info *info, const uint8_t *tab, uint32_t len,
+		     uint64_t phys)
 {
 	struct acpi_hpet *h = &info->hpet;
 	struct acpi_hpet_table raw;
@@ -57,7 +57,8 @@ void acpi_parse_hpet(struct acpi_info *info, const uint8_t *tab,
 	h->legacy_capable = raw.block_id & HPET_ID_LEGACY_CAPABLE;
 	h->counter_64bit = raw.block_id & HPET_ID_COUNT_64BIT;
 	h->comparators = ((raw.block_id >> HPET_ID_COMPARATORS_SHIFT) &
-			  HPET_ID_COMPARATORS_MASK) + 1;
+			  HPET_ID_COMPARATORS_MASK) +
+			 1;
 	h->hw_rev = raw.block_id & 0xFF;
 	h->address_space = raw.address_space;
 	h->bit_width = raw.bit_width;
@@ -69,7 +70,8 @@ void acpi_parse_hpet(struct acpi_info *info, const uint8_t *tab,
 	/* The timer block is memory-mapped: an I/O-space base is unusable. */
 	h->usable = raw.address_space == GAS_SYSTEM_MEMORY && raw.address;
 	if (!h->usable)
-		acpi_msg(info, "HPET at 0x%llx: base 0x%llx in address space "
+		acpi_msg(info,
+			 "HPET at 0x%llx: base 0x%llx in address space "
 			 "%u (want non-zero, space 0 = memory), not usable",
 			 (unsigned long long)phys,
 			 (unsigned long long)raw.address, raw.address_space);

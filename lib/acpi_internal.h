@@ -31,11 +31,11 @@ void acpi_msg(struct acpi_info *info, const char *fmt, ...)
  * Parse a MADT whose header, length (>= 36) and checksum were checked:
  * table points at len readable bytes at physical address phys.
  */
-void acpi_parse_madt(struct acpi_info *info, const uint8_t *table,
-		     uint32_t len, uint64_t phys);
+void acpi_parse_madt(struct acpi_info *info, const uint8_t *table, uint32_t len,
+		     uint64_t phys);
 
 /* Parse a checked HPET table (length >= 36, checksum good). */
-void acpi_parse_hpet(struct acpi_info *info, const uint8_t *tab,
-		     uint32_t len, uint64_t phys);
+void acpi_parse_hpet(struct acpi_info *info, const uint8_t *tab, uint32_t len,
+		     uint64_t phys);
 
 #endif

@@ -87,14 +87,14 @@ _Static_assert(sizeof(struct madt_x2apic_nmi) == 12, "MADT type 0xA");
 
 /* The fixed part: header, Local Interrupt Controller Address, Flags. */
 #define MADT_LAPIC_ADDR_OFF 36u
-#define MADT_FLAGS_OFF 40u
-#define MADT_ENTRIES_OFF 44u
+#define MADT_FLAGS_OFF	    40u
+#define MADT_ENTRIES_OFF    44u
 /* Dual 8259s present too; the OS masks them to use the APICs (5.2.12.4). */
-#define MADT_PCAT_COMPAT (1u << 0)
+#define MADT_PCAT_COMPAT    (1u << 0)
 
 /* Local APIC Flags, 5.2.12.2 ("Local APIC Flags" table). */
-#define LAPIC_ENABLED (1u << 0)
-#define LAPIC_ONLINE_CAPABLE (1u << 1)
+#define LAPIC_ENABLED		(1u << 0)
+#define LAPIC_ONLINE_CAPABLE	(1u << 1)
 /* Online Capable was reserved before MADT revision 5 (ACPI 6.3). */
 #define MADT_REV_ONLINE_CAPABLE 5
 
@@ -102,9 +102,9 @@ _Static_assert(sizeof(struct madt_x2apic_nmi) == 12, "MADT type 0xA");
  * 0xFF is the xAPIC broadcast ID and 0xFFFFFFFF the x2APIC one: no processor
  * has them. IDs from 255 up can only be reached in x2APIC mode (5.2.12.12).
  */
-#define XAPIC_BROADCAST 0xFFu
+#define XAPIC_BROADCAST	 0xFFu
 #define X2APIC_BROADCAST 0xFFFFFFFFu
-#define XAPIC_MAX_ID 254u
+#define XAPIC_MAX_ID	 254u
 
 struct walk {
 	struct acpi_info *info;
@@ -124,15 +124,16 @@ static void add_cpu(struct walk *w, uint32_t apic_id, uint32_t uid,
 	};
 
 	/* Online Capable has a meaning only for a disabled processor. */
-	c.online_capable = !c.enabled && m->revision >=
-		MADT_REV_ONLINE_CAPABLE && (flags & LAPIC_ONLINE_CAPABLE);
+	c.online_capable = !c.enabled &&
+			   m->revision >= MADT_REV_ONLINE_CAPABLE &&
+			   (flags & LAPIC_ONLINE_CAPABLE);
 	if (apic_id == (x2 ? X2APIC_BROADCAST : XAPIC_BROADCAST)) {
 		/* Firmware lists absent CPUs so; only a usable one is odd. */
 		if (c.enabled || c.online_capable)
-			acpi_msg(w->info, "MADT: %s entry at offset 0x%x has "
+			acpi_msg(w->info,
+				 "MADT: %s entry at offset 0x%x has "
 				 "the broadcast APIC ID 0x%x, skipped",
-				 x2 ? "x2APIC" : "local APIC", w->off,
-				 apic_id);
+				 x2 ? "x2APIC" : "local APIC", w->off, apic_id);
 		return;
 	}
 	/* Some firmware lists a CPU both as type 0 and type 9: keep one. */
@@ -180,7 +181,9 @@ static void on_ioapic(struct walk *w, const uint8_t *e)
 		return;
 	}
 	m->ioapics[m->nioapics++] = (struct acpi_ioapic){
-		.id = r.id, .address = r.address, .gsi_base = r.gsi_base,
+		.id = r.id,
+		.address = r.address,
+		.gsi_base = r.gsi_base,
 	};
 }
 
@@ -192,9 +195,10 @@ static void on_override(struct walk *w, const uint8_t *e)
 	memcpy(&r, e, sizeof(r));
 	/* 5.2.12.5: Bus is 0, meaning ISA; nothing else is defined. */
 	if (r.bus != 0) {
-		acpi_msg(w->info, "MADT: interrupt source override at offset "
-			 "0x%x has bus %u (want 0, ISA), skipped", w->off,
-			 r.bus);
+		acpi_msg(w->info,
+			 "MADT: interrupt source override at offset "
+			 "0x%x has bus %u (want 0, ISA), skipped",
+			 w->off, r.bus);
 		m->entries_bad++;
 		return;
 	}
@@ -203,19 +207,22 @@ static void on_override(struct walk *w, const uint8_t *e)
 		return;
 	}
 	m->overrides[m->noverrides++] = (struct acpi_override){
-		.bus = r.bus, .source = r.source, .gsi = r.gsi,
+		.bus = r.bus,
+		.source = r.source,
+		.gsi = r.gsi,
 		.flags = r.flags,
 	};
 }
 
-static void add_nmi(struct walk *w, uint32_t uid, uint8_t lint,
-		    uint16_t flags, bool x2)
+static void add_nmi(struct walk *w, uint32_t uid, uint8_t lint, uint16_t flags,
+		    bool x2)
 {
 	struct acpi_madt *m = w->m;
 
 	/* A local APIC has two LINT pins. */
 	if (lint > 1) {
-		acpi_msg(w->info, "MADT: %s NMI entry at offset 0x%x names "
+		acpi_msg(w->info,
+			 "MADT: %s NMI entry at offset 0x%x names "
 			 "LINT%u (want 0 or 1), skipped",
 			 x2 ? "x2APIC" : "local APIC", w->off, lint);
 		m->entries_bad++;
@@ -226,7 +233,9 @@ static void add_nmi(struct walk *w, uint32_t uid, uint8_t lint,
 		return;
 	}
 	m->lapic_nmis[m->nlapic_nmis++] = (struct acpi_lapic_nmi){
-		.acpi_uid = uid, .lint = lint, .flags = flags,
+		.acpi_uid = uid,
+		.lint = lint,
+		.flags = flags,
 		.from_x2apic_entry = x2,
 	};
 }
@@ -255,8 +264,10 @@ static void on_lapic_addr(struct walk *w, const uint8_t *e)
 	memcpy(&r, e, sizeof(r));
 	/* 5.2.12.8: at most one; it replaces the 32-bit address. */
 	if (w->m->lapic_addr_override) {
-		acpi_msg(w->info, "MADT: second local APIC address override "
-			 "at offset 0x%x, ignored", w->off);
+		acpi_msg(w->info,
+			 "MADT: second local APIC address override "
+			 "at offset 0x%x, ignored",
+			 w->off);
 		w->m->entries_bad++;
 		return;
 	}
@@ -274,8 +285,7 @@ static const struct madt_kind {
 	{ 0x1, sizeof(struct madt_ioapic), "I/O APIC", on_ioapic },
 	{ 0x2, sizeof(struct madt_override), "interrupt source override",
 	  on_override },
-	{ 0x4, sizeof(struct madt_lapic_nmi), "local APIC NMI",
-	  on_lapic_nmi },
+	{ 0x4, sizeof(struct madt_lapic_nmi), "local APIC NMI", on_lapic_nmi },
 	{ 0x5, sizeof(struct madt_lapic_addr), "local APIC address override",
 	  on_lapic_addr },
 	{ 0x9, sizeof(struct madt_x2apic), "local x2APIC", on_x2apic },
@@ -297,9 +307,10 @@ static void parse_entry(struct walk *w, const uint8_t *e)
 	}
 	/* Longer is accepted: later revisions may append fields. */
 	if (e[1] < k->min_len) {
-		acpi_msg(w->info, "MADT: %s entry (type %u) at offset 0x%x "
-			 "has length %u (want %u), skipped", k->name, e[0],
-			 w->off, e[1], k->min_len);
+		acpi_msg(w->info,
+			 "MADT: %s entry (type %u) at offset 0x%x "
+			 "has length %u (want %u), skipped",
+			 k->name, e[0], w->off, e[1], k->min_len);
 		w->m->entries_bad++;
 		return;
 	}
@@ -312,54 +323,68 @@ static void report_caps(struct acpi_info *info)
 	const struct acpi_madt *m = &info->madt;
 
 	if (m->cpus_dropped)
-		acpi_msg(info, "MADT: %zu CPUs over the cap of %d not used "
-			 "(%zu of them enabled)", m->cpus_dropped,
-			 ACPI_MAX_CPUS, m->cpus_dropped_enabled);
+		acpi_msg(info,
+			 "MADT: %zu CPUs over the cap of %d not used "
+			 "(%zu of them enabled)",
+			 m->cpus_dropped, ACPI_MAX_CPUS,
+			 m->cpus_dropped_enabled);
 	if (m->cpus_duplicate)
-		acpi_msg(info, "MADT: %zu CPU entr%s ignored: APIC ID listed "
-			 "before", m->cpus_duplicate,
+		acpi_msg(info,
+			 "MADT: %zu CPU entr%s ignored: APIC ID listed "
+			 "before",
+			 m->cpus_duplicate,
 			 m->cpus_duplicate == 1 ? "y" : "ies");
 	if (m->ioapics_dropped)
-		acpi_msg(info, "MADT: %zu I/O APICs over the cap of %d not "
-			 "used", m->ioapics_dropped, ACPI_MAX_IOAPICS);
+		acpi_msg(info,
+			 "MADT: %zu I/O APICs over the cap of %d not "
+			 "used",
+			 m->ioapics_dropped, ACPI_MAX_IOAPICS);
 	if (m->overrides_dropped)
-		acpi_msg(info, "MADT: %zu interrupt source overrides over "
-			 "the cap of %d not used", m->overrides_dropped,
-			 ACPI_MAX_OVERRIDES);
+		acpi_msg(info,
+			 "MADT: %zu interrupt source overrides over "
+			 "the cap of %d not used",
+			 m->overrides_dropped, ACPI_MAX_OVERRIDES);
 	if (m->lapic_nmis_dropped)
-		acpi_msg(info, "MADT: %zu local APIC NMI entries over the "
-			 "cap of %d not used", m->lapic_nmis_dropped,
-			 ACPI_MAX_LAPIC_NMIS);
+		acpi_msg(info,
+			 "MADT: %zu local APIC NMI entries over the "
+			 "cap of %d not used",
+			 m->lapic_nmis_dropped, ACPI_MAX_LAPIC_NMIS);
 }
 
 /*
  * Check the length byte of the entry at off; false (with a message) when
  * the walk cannot go on.
  */
-static bool entry_fits(struct acpi_info *info, const uint8_t *tab,
-		       uint32_t len, uint32_t off)
+static bool entry_fits(struct acpi_info *info, const uint8_t *tab, uint32_t len,
+		       uint32_t off)
 {
 	if (len - off < sizeof(struct madt_entry)) {
-		acpi_msg(info, "MADT: %u byte(s) at offset 0x%x, too few for "
-			 "an entry, ignored", len - off, off);
+		acpi_msg(info,
+			 "MADT: %u byte(s) at offset 0x%x, too few for "
+			 "an entry, ignored",
+			 len - off, off);
 		return false;
 	}
 	if (tab[off + 1] < sizeof(struct madt_entry)) {
-		acpi_msg(info, "MADT: entry at offset 0x%x has length %u "
-			 "(min 2), rest of table ignored", off, tab[off + 1]);
+		acpi_msg(info,
+			 "MADT: entry at offset 0x%x has length %u "
+			 "(min 2), rest of table ignored",
+			 off, tab[off + 1]);
 		return false;
 	}
 	if (tab[off + 1] > len - off) {
-		acpi_msg(info, "MADT: entry type %u at offset 0x%x has length "
+		acpi_msg(info,
+			 "MADT: entry type %u at offset 0x%x has length "
 			 "%u, past the table end at 0x%x, rest of table "
-			 "ignored", tab[off], off, tab[off + 1], len);
+			 "ignored",
+			 tab[off], off, tab[off + 1], len);
 		return false;
 	}
 	return true;
 }
 
-void acpi_parse_madt(struct acpi_info *info, const uint8_t *tab,
-		     uint32_t len, uint64_t phys)
+void acpi_parse_madt(struct acpi_info *info, const uint8_t *tab, uint32_t len,
+		     uint64_t phys)
 {
 	struct acpi_madt *m = &info->madt;
 	struct walk w = { .info = info, .m = m };

@@ -15,9 +15,9 @@
 #include <stdint.h>
 
 enum cmdline_type {
-	CL_FLAG,      /* "name" alone; dst is bool *; "name=..." is an error */
-	CL_UINT,      /* "name=N", decimal or 0x-hex, min..max; dst uint64_t * */
-	CL_STR,       /* "name=text", 1..max chars; dst char[max + 1] */
+	CL_FLAG, /* "name" alone; dst is bool *; "name=..." is an error */
+	CL_UINT, /* "name=N", decimal or 0x-hex, min..max; dst uint64_t * */
+	CL_STR,	 /* "name=text", 1..max chars; dst char[max + 1] */
 	CL_UINT_LIST, /* "name=N,N,...", each min..max; dst struct cmdline_list * */
 };
 
@@ -41,7 +41,7 @@ struct cmdline_opt {
 #define CMDLINE_ERR_LEN 128
 
 struct cmdline_errors {
-	size_t n;       /* messages stored in msg[] */
+	size_t n;	/* messages stored in msg[] */
 	size_t dropped; /* further errors not stored */
 	char msg[CMDLINE_ERR_MAX][CMDLINE_ERR_LEN];
 };

@@ -28,18 +28,18 @@
 
 #include "lib/acpi.h"
 
-#define FUZZ_BASE 0x10000u
-#define HDR_LEN 9
+#define FUZZ_BASE   0x10000u
+#define HDR_LEN	    9
 #define SDT_HDR_LEN 36
 #define SDT_SUM_OFF 9
 
-#define CHECK(c)                                                            \
-	do {                                                                \
-		if (!(c)) {                                                 \
-			fprintf(stderr, "%s:%d: invariant failed: %s\n",    \
-				__FILE__, __LINE__, #c);                    \
-			abort();                                            \
-		}                                                           \
+#define CHECK(c)                                                         \
+	do {                                                             \
+		if (!(c)) {                                              \
+			fprintf(stderr, "%s:%d: invariant failed: %s\n", \
+				__FILE__, __LINE__, #c);                 \
+			abort();                                         \
+		}                                                        \
 	} while (0)
 
 struct image {

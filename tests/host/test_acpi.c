@@ -9,6 +9,8 @@
  * (q35: XSDT) hand over; the broken ones follow what fuzzing and real
  * firmware bugs produce.
  */
+#include <cmocka.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,22 +18,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <setjmp.h>
-#include <cmocka.h>
 
 #include "lib/acpi.h"
 
 #define IMG_PHYS 0x80000ull
 #define IMG_SIZE 0x20000u
 
-#define LAPIC_ENABLED 1u
+#define LAPIC_ENABLED	     1u
 #define LAPIC_ONLINE_CAPABLE 2u
-#define PCAT_COMPAT 1u
-#define INTI_LEVEL_HIGH 0xDu /* level triggered, active high */
+#define PCAT_COMPAT	     1u
+#define INTI_LEVEL_HIGH	     0xDu /* level triggered, active high */
 
 static struct {
 	uint8_t buf[IMG_SIZE];
-	size_t used;     /* bump allocator */
+	size_t used;	 /* bump allocator */
 	size_t readable; /* bytes the accessor serves, from IMG_PHYS */
 	uint64_t hole_lo, hole_hi; /* [lo, hi) refused too */
 } img;
@@ -326,8 +326,7 @@ static uint64_t madt_qemu(int ncpus, bool q35)
 		madt_iso(0, 9, 9, INTI_LEVEL_HIGH);
 	else
 		for (size_t i = 0; i < sizeof(pc_level); i++)
-			madt_iso(0, pc_level[i], pc_level[i],
-				 INTI_LEVEL_HIGH);
+			madt_iso(0, pc_level[i], pc_level[i], INTI_LEVEL_HIGH);
 	madt_nmi(0xFF, 0, 1);
 	return madt_finish(3);
 }
@@ -341,9 +340,9 @@ static uint64_t mk_hpet(uint32_t block_id, uint8_t space, uint64_t addr)
 	body[4] = space;
 	body[5] = 64;
 	put64(body + 8, addr);
-	body[16] = 0;            /* HPET number */
-	put16(body + 17, 0x80);  /* minimum tick */
-	body[19] = 0;            /* page protection */
+	body[16] = 0;		/* HPET number */
+	put16(body + 17, 0x80); /* minimum tick */
+	body[19] = 0;		/* page protection */
 	return mk_table("HPET", 1, body, sizeof(body));
 }
 
@@ -604,7 +603,8 @@ static void test_xsdt_bad_checksum(void **state)
 	at(m.xsdt)[9] += 0x12;
 	assert_true(parse(m.rsdp));
 	expect_msg(fmt("XSDT at 0x%llx: checksum 0x12 (want 0), falling "
-		       "back to RSDT", (unsigned long long)m.xsdt));
+		       "back to RSDT",
+		       (unsigned long long)m.xsdt));
 	assert_string_equal(info.root_sig, "RSDT");
 	assert_int_equal(info.root_phys, m.rsdt);
 	check_qemu_madt(2);
@@ -722,7 +722,8 @@ static void test_table_bad_length(void **state)
 	refix(m.madt);
 	assert_true(parse(m.rsdp));
 	expect_msg(fmt("MADT at 0x%llx: length 20 (want 36..16777216), "
-		       "ignored", (unsigned long long)m.madt));
+		       "ignored",
+		       (unsigned long long)m.madt));
 	assert_false(info.madt.present);
 	assert_int_equal(info.tables[1].length, 20);
 	check_qemu_hpet();
@@ -749,7 +750,8 @@ static void test_table_cut_by_hole(void **state)
 	img.hole_hi = m.hpet + 41;
 	assert_true(parse(m.rsdp));
 	expect_msg(fmt("HPET at 0x%llx: length 56 runs into unreadable "
-		       "memory, ignored", (unsigned long long)m.hpet));
+		       "memory, ignored",
+		       (unsigned long long)m.hpet));
 	assert_false(info.hpet.present);
 	assert_true(info.madt.present);
 }
@@ -886,10 +888,10 @@ static void test_madt_unknown_types(void **state)
 {
 	(void)state;
 	madt_start(0xFEE00000, 0);
-	madt_entry(0x0B, 80);  /* GIC CPU interface */
-	madt_entry(0x80, 4);   /* OEM */
-	madt_entry(3, 8);      /* NMI source: not used here */
-	madt_entry(0x7F, 2);   /* reserved, minimal */
+	madt_entry(0x0B, 80); /* GIC CPU interface */
+	madt_entry(0x80, 4);  /* OEM */
+	madt_entry(3, 8);     /* NMI source: not used here */
+	madt_entry(0x7F, 2);  /* reserved, minimal */
 	madt_lapic(0, 0, LAPIC_ENABLED);
 	parse_madt(3);
 	expect_no_msgs();
@@ -1129,7 +1131,8 @@ static void test_second_madt(void **state)
 	t[1] = madt_finish(3);
 	assert_true(parse_tables(t, 2));
 	expect_msg(fmt("MADT at 0x%llx: a MADT was already parsed, this one "
-		       "ignored", (unsigned long long)t[1]));
+		       "ignored",
+		       (unsigned long long)t[1]));
 	assert_int_equal(info.madt.ncpus, 1);
 }
 
@@ -1215,18 +1218,16 @@ static void test_rsdp_scan(void **state)
 
 	/* At the end of the area: only what fits in len counts. */
 	fill_rsdp(bios + len - 64, 2, 0x1000, 0x2000);
-	assert_false(acpi_rsdp_scan(bios, len - 32, ACPI_BIOS_AREA_PHYS,
-				    &phys));
-	assert_true(acpi_rsdp_scan(bios, len - 28, ACPI_BIOS_AREA_PHYS,
-				   &phys));
+	assert_false(
+		acpi_rsdp_scan(bios, len - 32, ACPI_BIOS_AREA_PHYS, &phys));
+	assert_true(acpi_rsdp_scan(bios, len - 28, ACPI_BIOS_AREA_PHYS, &phys));
 	assert_int_equal(phys, ACPI_BIOS_AREA_PHYS + len - 64);
 	memset(bios, 0, len);
 	fill_rsdp(bios + len - 32, 0, 0x1000, 0);
-	assert_true(acpi_rsdp_scan(bios, len - 12, ACPI_BIOS_AREA_PHYS,
-				   &phys));
+	assert_true(acpi_rsdp_scan(bios, len - 12, ACPI_BIOS_AREA_PHYS, &phys));
 	assert_int_equal(phys, ACPI_BIOS_AREA_PHYS + len - 32);
-	assert_false(acpi_rsdp_scan(bios, len - 13, ACPI_BIOS_AREA_PHYS,
-				    &phys));
+	assert_false(
+		acpi_rsdp_scan(bios, len - 13, ACPI_BIOS_AREA_PHYS, &phys));
 	free(bios);
 }
 

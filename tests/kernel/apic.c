@@ -17,10 +17,15 @@
 #include "kernel/vectors.h"
 #include "tests/kernel/apic_mode.h"
 
-#define VEC_SELF VEC_TEST_BASE      /* class 4 */
-#define WAIT_MS 100
+#define VEC_SELF VEC_TEST_BASE /* class 4 */
+#define WAIT_MS	 100
 
-enum send_way { SEND_SHORTHAND, SEND_DEST, SEND_MSR, SEND_NMI };
+enum send_way {
+	SEND_SHORTHAND,
+	SEND_DEST,
+	SEND_MSR,
+	SEND_NMI
+};
 
 static volatile unsigned hits;
 static volatile uint64_t hit_tsc;
@@ -196,8 +201,8 @@ static void apic_isr(struct test_run *t)
 APIC_MODE_TESTS(isr, "apic.isr", apic_isr);
 
 #define MSR_IA32_APIC_BASE 0x1B
-#define BASE_EXTD (1ull << 10)
-#define BASE_EN (1ull << 11)
+#define BASE_EXTD	   (1ull << 10)
+#define BASE_EN		   (1ull << 11)
 
 /*
  * xAPIC -> x2APIC -> xAPIC (the way back goes through disabled): the mode

@@ -16,8 +16,9 @@ bool apic_mode_enter(struct test_run *t, enum apic_mode *saved)
 		if (m == APIC_MODE_X2APIC)
 			t_skip(t, "CPU has no x2APIC (CPUID.1:ECX[21]=0)");
 		else
-			t_skip(t, "the xAPIC page 0x%lx is outside the "
-				  "identity map",
+			t_skip(t,
+			       "the xAPIC page 0x%lx is outside the "
+			       "identity map",
 			       apic_boot.mmio_base);
 		return false;
 	}

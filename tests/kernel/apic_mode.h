@@ -12,10 +12,10 @@
 extern const enum apic_mode apic_mode_xapic, apic_mode_x2apic;
 
 /* Register name.xapic and name.x2apic for fn. */
-#define APIC_MODE_TESTS(id, test_name, test_fn)                                \
-	TEST_CASE(id##_xapic, .name = test_name ".xapic", .fn = test_fn,       \
-		  .arg = &apic_mode_xapic);                                    \
-	TEST_CASE(id##_x2apic, .name = test_name ".x2apic", .fn = test_fn,     \
+#define APIC_MODE_TESTS(id, test_name, test_fn)                            \
+	TEST_CASE(id##_xapic, .name = test_name ".xapic", .fn = test_fn,   \
+		  .arg = &apic_mode_xapic);                                \
+	TEST_CASE(id##_x2apic, .name = test_name ".x2apic", .fn = test_fn, \
 		  .arg = &apic_mode_x2apic)
 
 /*

@@ -7,9 +7,9 @@
  * (self-IPI sent inside the NMI to the work starting) is the metric
  * defer.nmi_to_ipi, per APIC mode.
  */
+#include "kernel/defer.h"
 #include "drivers/lapic.h"
 #include "kernel/arch.h"
-#include "kernel/defer.h"
 #include "kernel/measure.h"
 #include "kernel/nmi.h"
 #include "kernel/test.h"
@@ -17,10 +17,10 @@
 #include "lib/format.h"
 #include "tests/kernel/apic_mode.h"
 
-#define NWORK 4
+#define NWORK	4
 #define WAIT_MS 100
-#define BURST 1000
-#define RING 2048
+#define BURST	1000
+#define RING	2048
 
 static volatile bool armed;
 static volatile unsigned nmis;
@@ -30,8 +30,10 @@ static volatile uint64_t work_tsc, send_tsc;
 static void record(struct defer_work *w);
 
 static struct defer_work works[NWORK] = {
-	DEFER_WORK_INIT(record), DEFER_WORK_INIT(record),
-	DEFER_WORK_INIT(record), DEFER_WORK_INIT(record),
+	DEFER_WORK_INIT(record),
+	DEFER_WORK_INIT(record),
+	DEFER_WORK_INIT(record),
+	DEFER_WORK_INIT(record),
 };
 
 static void record(struct defer_work *w)
@@ -235,8 +237,8 @@ static void defer_latency(struct test_run *t)
 	if (!apic_mode_enter(t, &saved))
 		return;
 	nmi_register(queue_all_nmi);
-	measure_and_report(t, "defer.nmi_to_ipi", apic_mode_of(t),
-			   one_deferral, 0);
+	measure_and_report(t, "defer.nmi_to_ipi", apic_mode_of(t), one_deferral,
+			   0);
 	nmi_unregister(queue_all_nmi);
 	apic_mode_leave(saved);
 }

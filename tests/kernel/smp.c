@@ -5,19 +5,19 @@
  * was a CPU waiting forever on such a call); an IPI round trip between
  * two CPUs, timed (ipi.cross.roundtrip) as is the call (smp_call.latency).
  */
+#include "kernel/smp.h"
 #include "drivers/lapic.h"
 #include "kernel/arch.h"
 #include "kernel/cpu.h"
 #include "kernel/measure.h"
-#include "kernel/smp.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
 #include "kernel/vectors.h"
 
 #define CALL_TIMEOUT_MS 200
-#define VEC_PING (VEC_TEST_BASE + 8)
-#define VEC_PONG (VEC_TEST_BASE + 9)
+#define VEC_PING	(VEC_TEST_BASE + 8)
+#define VEC_PONG	(VEC_TEST_BASE + 9)
 
 static bool need_two(struct test_run *t)
 {

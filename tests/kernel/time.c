@@ -13,13 +13,13 @@
  * This machine is shared and noisy: the only timed assertions are lower
  * bounds (a timer must never fire early) and generous upper bounds.
  */
+#include "kernel/time.h"
 #include "drivers/apic_timer.h"
 #include "drivers/hpet.h"
 #include "drivers/lapic.h"
 #include "kernel/arch.h"
 #include "kernel/measure.h"
 #include "kernel/test.h"
-#include "kernel/time.h"
 #include "lib/json.h"
 #include "lib/stats.h"
 #include "lib/string.h"
@@ -29,19 +29,19 @@
 #define HPET_READS	 200
 #define HPET_INTERVAL_MS 20
 /* A clock off by more than this factor from the TSC has a wrong period. */
-#define RATE_FACTOR 2
+#define RATE_FACTOR	 2
 
 /* Timer runs: SAMPLES arms, intervals cycling through 100..800 us. */
-#define SAMPLES		 32
-#define MIN_US		 100
-#define STEP_US		 100
-#define STEPS		 8
-#define PERIOD_US	 500
-#define PERIOD_FIRES	 20
-#define DISARM_US	 5000
+#define SAMPLES	     32
+#define MIN_US	     100
+#define STEP_US	     100
+#define STEPS	     8
+#define PERIOD_US    500
+#define PERIOD_FIRES 20
+#define DISARM_US    5000
 /* Upper bound on a fire: LATE_FACTOR times the interval plus LATE_MS. */
-#define LATE_FACTOR 20
-#define LATE_MS	    50
+#define LATE_FACTOR  20
+#define LATE_MS	     50
 
 /* Generous: the structural check is "not zero, not absurd". */
 #define TSC_MIN_HZ 1000000ull	   /* 1 MHz */
@@ -84,13 +84,15 @@ static void time_hpet(struct test_run *t)
 
 		samples_add(&reads, s.width);
 		if (now < prev)
-			return t_fail(t, "HPET counter went back from %lu to "
-					 "%lu",
+			return t_fail(t,
+				      "HPET counter went back from %lu to "
+				      "%lu",
 				      prev, now);
 		/* The low half read first lies between the two full reads. */
 		if ((uint32_t)(now - s.value) > (uint32_t)(now - prev))
-			return t_fail(t, "32-bit read 0x%x is outside the "
-					 "64-bit reads 0x%lx..0x%lx",
+			return t_fail(t,
+				      "32-bit read 0x%x is outside the "
+				      "64-bit reads 0x%lx..0x%lx",
 				      s.value, prev, now);
 		prev = now;
 	}
@@ -103,8 +105,9 @@ static void time_hpet(struct test_run *t)
 	hpet_ns = hpet_ticks_to_ns(h1 - h0);
 	tsc_ns = ns_of_tsc(c1 - c0);
 	if (hpet_ns * RATE_FACTOR < tsc_ns || hpet_ns > tsc_ns * RATE_FACTOR)
-		t_fail(t, "over %lu ns of TSC the HPET counted %lu ticks of "
-			  "%u fs = %lu ns",
+		t_fail(t,
+		       "over %lu ns of TSC the HPET counted %lu ticks of "
+		       "%u fs = %lu ns",
 		       tsc_ns, h1 - h0, hpet_period_fs(), hpet_ns);
 
 	json_init(&j, buf, sizeof(buf));
@@ -129,7 +132,7 @@ TEST_CASE(hpet, .name = "time.hpet", .fn = time_hpet);
 static bool known_source(const char *s)
 {
 	static const char *const names[] = { "cpuid15", "cpuid16", "hpet",
-					      "pit" };
+					     "pit" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (s && !strcmp(s, names[i]))
@@ -167,8 +170,9 @@ static void time_tsc_sources(struct test_run *t)
 	}
 	for (unsigned i = 0; i < tsc.ncal; i++)
 		if (tsc.cal[i].runs && !tsc.cal[i].hz)
-			t_fail(t, "calibration against %s made %u runs but "
-				  "no estimate",
+			t_fail(t,
+			       "calibration against %s made %u runs but "
+			       "no estimate",
 			       tsc.cal[i].source, tsc.cal[i].runs);
 
 	json_init(&j, buf, sizeof(buf));
@@ -295,8 +299,8 @@ static void apic_timer_oneshot_test(struct test_run *t)
 		return;
 	samples_init(&late, samples, SAMPLES);
 	for (int i = 0; i < SAMPLES && !t_failed(t); i++) {
-		uint32_t ticks = (uint32_t)apic_timer_us_to_ticks(
-			interval_us(i));
+		uint32_t ticks =
+			(uint32_t)apic_timer_us_to_ticks(interval_us(i));
 		uint64_t expected = apic_timer_ticks_to_tsc(ticks);
 		uint64_t t0, due, fire;
 
@@ -304,8 +308,9 @@ static void apic_timer_oneshot_test(struct test_run *t)
 		t0 = rdtsc_ordered();
 		apic_timer_oneshot(ticks);
 		if (!wait_fires(1, t0 + late_limit(expected))) {
-			t_fail(t, "one-shot of %u ticks (%lu us) did not fire "
-				  "within %lu us",
+			t_fail(t,
+			       "one-shot of %u ticks (%lu us) did not fire "
+			       "within %lu us",
 			       ticks, interval_us(i),
 			       tsc_to_us(late_limit(expected)));
 			break;
@@ -313,8 +318,9 @@ static void apic_timer_oneshot_test(struct test_run *t)
 		fire = fire_tsc[0];
 		due = t0 + expected;
 		if (fire + early_slack(expected) < due)
-			t_fail(t, "one-shot of %u ticks fired %lu cycles early "
-				  "(expected after %lu cycles, fired after %lu)",
+			t_fail(t,
+			       "one-shot of %u ticks fired %lu cycles early "
+			       "(expected after %lu cycles, fired after %lu)",
 			       ticks, due - fire, expected, fire - t0);
 		samples_add(&late, sub_sat(fire, due));
 		T_EXPECT_EQ(t, "current count after the one-shot fired", 0,
@@ -357,23 +363,26 @@ static void apic_timer_periodic_test(struct test_run *t)
 	timer_leave(saved);
 
 	if (!all)
-		t_fail(t, "%u of %u periodic interrupts (period %u ticks, "
-			  "%u us) within %lu us",
+		t_fail(t,
+		       "%u of %u periodic interrupts (period %u ticks, "
+		       "%u us) within %lu us",
 		       n, PERIOD_FIRES, ticks, PERIOD_US,
 		       tsc_to_us(late_limit(period * PERIOD_FIRES)));
 	/* Periods that ended before the stop returned, with the slack. */
 	elapsed = (stopped - t0 + early_slack(stopped - t0)) / period;
 	if (nfires > elapsed)
-		t_fail(t, "%u periodic interrupts, but only %lu periods ended "
-			  "before apic_timer_stop() returned (%u before it)",
+		t_fail(t,
+		       "%u periodic interrupts, but only %lu periods ended "
+		       "before apic_timer_stop() returned (%u before it)",
 		       nfires, elapsed, n);
 	samples_init(&late, samples, PERIOD_FIRES);
 	for (unsigned k = 1; k <= n && k <= PERIOD_FIRES; k++) {
 		uint64_t due = t0 + k * period, fire = fire_tsc[k - 1];
 
 		if (fire + early_slack(k * period) < due) {
-			t_fail(t, "periodic interrupt %u came %lu cycles early "
-				  "(%lu cycles after arming, period %lu)",
+			t_fail(t,
+			       "periodic interrupt %u came %lu cycles early "
+			       "(%lu cycles after arming, period %lu)",
 			       k, due - fire, fire - t0, period);
 			break;
 		}
@@ -414,16 +423,18 @@ static void check_disarm(struct test_run *t)
 		wait_until(dl + us_to_tsc(2 * DISARM_US));
 		if (done >= dl)
 			continue;
-		T_EXPECT_EQ(t, "interrupts after writing 0 to "
-			       "IA32_TSC_DEADLINE",
+		T_EXPECT_EQ(t,
+			    "interrupts after writing 0 to "
+			    "IA32_TSC_DEADLINE",
 			    0, nfires);
 		if (apic_timer_read_deadline(&v) == 0)
 			T_EXPECT_EQ(t, "IA32_TSC_DEADLINE after writing 0", 0,
 				    v);
 		return;
 	}
-	t_diag(t, "disarm check inconclusive: the write to "
-		  "IA32_TSC_DEADLINE took longer than %u us",
+	t_diag(t,
+	       "disarm check inconclusive: the write to "
+	       "IA32_TSC_DEADLINE took longer than %u us",
 	       DISARM_US);
 }
 
@@ -450,15 +461,17 @@ static void apic_timer_deadline_test(struct test_run *t)
 		if (!arm_deadline(t, dl))
 			break;
 		if (!wait_fires(1, dl + late_limit(d))) {
-			t_fail(t, "TSC deadline %lu us ahead did not fire "
-				  "within %lu us",
+			t_fail(t,
+			       "TSC deadline %lu us ahead did not fire "
+			       "within %lu us",
 			       interval_us(i), tsc_to_us(late_limit(d)));
 			break;
 		}
 		fire = fire_tsc[0];
 		if (fire < dl)
-			t_fail(t, "TSC-deadline interrupt %lu cycles before the "
-				  "deadline",
+			t_fail(t,
+			       "TSC-deadline interrupt %lu cycles before the "
+			       "deadline",
 			       dl - fire);
 		samples_add(&late, sub_sat(fire, dl));
 		if (apic_timer_read_deadline(&v) == 0)
@@ -475,8 +488,9 @@ static void apic_timer_deadline_test(struct test_run *t)
 		nfires = 0;
 		if (arm_deadline(t, 1) &&
 		    !wait_fires(1, t0 + ms_to_tsc(LATE_MS)))
-			t_fail(t, "a deadline in the past did not fire within "
-				  "%u ms",
+			t_fail(t,
+			       "a deadline in the past did not fire within "
+			       "%u ms",
 			       LATE_MS);
 	}
 	if (!t_failed(t))
@@ -518,8 +532,9 @@ static void apic_timer_rate(struct test_run *t)
 	hz = muldiv64(ticks, tsc.hz, t1 - t0);
 	if (hz * RATE_FACTOR < apic_timer_hz() ||
 	    hz > apic_timer_hz() * RATE_FACTOR)
-		t_fail(t, "APIC timer counted %lu ticks in %lu us: %lu Hz, "
-			  "calibrated %lu Hz",
+		t_fail(t,
+		       "APIC timer counted %lu ticks in %lu us: %lu Hz, "
+		       "calibrated %lu Hz",
 		       ticks, tsc_to_us(t1 - t0), hz, apic_timer_hz());
 
 	json_init(&j, buf, sizeof(buf));
