@@ -5,7 +5,8 @@
  * caller may hook them with apic_timer_set_callback().
  *
  * The timer is per CPU; this driver keeps one set of state and is meant
- * for the boot CPU. A mode change (lapic_set_mode) masks and stops it.
+ * for the boot CPU. A mode change (lapic_set_mode) masks the timer
+ * (x2APIC to xAPIC also resets it): re-arm after one.
  */
 #ifndef DRIVERS_APIC_TIMER_H
 #define DRIVERS_APIC_TIMER_H
@@ -37,6 +38,8 @@ void apic_timer_set_callback(apic_timer_fn fn, void *arg);
 /* Timer interrupts taken since boot, and the entry TSC of the last one. */
 uint64_t apic_timer_count(void);
 uint64_t apic_timer_last_tsc(void);
+
+/* The calls below need a successful apic_timer_init(). */
 
 /* Fire once after 'ticks' (1..2^32-1) timer ticks. */
 void apic_timer_oneshot(uint32_t ticks);

@@ -12,6 +12,8 @@
 #include "kernel/ctx.h"
 
 struct defer_work;
+struct bts_session;
+struct ds_area;
 
 #define MAX_CPUS     16
 #define IA32_GS_BASE 0xC0000101
@@ -61,6 +63,12 @@ struct cpu {
 	/* NMI nesting (kernel/nmi.c) and deferred work (kernel/defer.c). */
 	volatile unsigned nmi_depth;
 	struct defer_work *defer_head;
+
+	/* BTS (kernel/bts.c): the running session, its DS area, buffer. */
+	struct bts_session *bts;
+	struct ds_area *ds_area;
+	void *bts_buf;
+	uint64_t bts_buf_bytes;
 
 	/* Test runner: where an aborted test resumes, and why it stopped. */
 	volatile enum test_state test_state;

@@ -2,6 +2,8 @@
  * kernel_main: bring the machine up far enough to test, print the log
  * header, run the selected tests, print the verdict and stop.
  */
+#include "drivers/apic_timer.h"
+#include "drivers/hpet.h"
 #include "drivers/lapic.h"
 #include "drivers/pic8259.h"
 #include "drivers/qemu_exit.h"
@@ -9,6 +11,7 @@
 #include "kernel/acpi_tables.h"
 #include "kernel/arch.h"
 #include "kernel/boot_info.h"
+#include "kernel/bts.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/cpuinfo.h"
@@ -17,6 +20,7 @@
 #include "kernel/nmi.h"
 #include "kernel/options.h"
 #include "kernel/paging.h"
+#include "kernel/pmm.h"
 #include "kernel/reboot.h"
 #include "kernel/runner.h"
 #include "kernel/smp.h"
@@ -124,6 +128,15 @@ static void print_apic(void)
 		apic_boot.x2apic_capable);
 }
 
+static void print_timers(void)
+{
+	kprintf("# hpet usable=%d period_fs=%u reason=\"%s\"\n", hpet_usable(),
+		hpet_period_fs(), hpet_reason());
+	kprintf("# apic_timer hz=%lu bound_ppm=%lu tsc_deadline=%d\n",
+		apic_timer_hz(), apic_timer_bound_ppm(),
+		apic_timer_has_deadline());
+}
+
 static void print_smp(void)
 {
 	kprintf("# smp online=%u listed=%u failed=%u capped=%u max=%d "
@@ -163,6 +176,7 @@ static void print_header(const struct boot_info *bi)
 		paging.uc_pages);
 	print_acpi();
 	print_apic();
+	print_timers();
 	print_smp();
 	if (bi->fb.present)
 		kprintf("# framebuffer width=%u height=%u bpp=%u type=%u "
@@ -242,6 +256,7 @@ void kernel_main(struct boot_info *bi)
 	qemu_detect();
 	cpuinfo_init();
 	paging_init(bi, &paging);
+	pmm_init(bi);
 	pic_init(VEC_PIC_BASE);
 	if (lapic_probe())
 		lapic_set_mode(apic_boot.x2apic_at_boot ? APIC_MODE_X2APIC
@@ -251,11 +266,14 @@ void kernel_main(struct boot_info *bi)
 	acpi_ok = acpi_tables_init(bi);
 	time_init();
 	watchdog_init();
+	apic_timer_init();
 	irq_enable();
 	check_tick();
 	smp_boot_info = bi;
-	if (apic)
+	if (apic) {
 		smp_init();
+		bts_init();
+	}
 
 	nerr = options_parse(bi->cmdline, &errs);
 	if (!settings.seed_given)

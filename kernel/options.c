@@ -5,6 +5,7 @@
  */
 #include "kernel/options.h"
 
+#include "kernel/bts.h"
 #include "kernel/runner.h"
 #include "lib/glob.h"
 #include "lib/string.h"
@@ -32,6 +33,13 @@ static const struct cmdline_opt option_table[] = {
 	  &settings.watchdog_ms, 0, "default per-test time limit" },
 	{ "reboot", CL_FLAG, 0, 0, &settings.reboot, 0,
 	  "reboot at the end instead of halting (real hardware)" },
+	{ "bts.records", CL_UINT, 16, 65536, &bts_settings.records, 0,
+	  "BTS buffer size in records" },
+	{ "bts.threshold", CL_UINT, 1, 65535, &bts_settings.threshold,
+	  &bts_settings.threshold_given,
+	  "BTS interrupt threshold in records" },
+	{ "dump", CL_UINT, 0, 4096, &bts_settings.dump, 0,
+	  "print the first N drained BTS records" },
 };
 
 /* The group of a pattern is named literally if no wildcard precedes '.'. */
@@ -84,14 +92,25 @@ static void split_globs(struct cmdline_errors *errs)
 	}
 }
 
+/* Values each valid alone but not together. */
+static void check_bts(struct cmdline_errors *errs)
+{
+	struct bts_config cfg;
+	char why[128];
+
+	bts_default_config(&cfg);
+	if (bts_config_check(&cfg, why, sizeof(why)))
+		cmdline_error(errs, "bts.records/bts.threshold: %s", why);
+}
+
 size_t options_parse(const char *cmdline, struct cmdline_errors *errs)
 {
-	size_t n = cmdline_parse(cmdline, option_table,
-				 sizeof(option_table) / sizeof(option_table[0]),
-				 errs);
+	cmdline_parse(cmdline, option_table,
+		      sizeof(option_table) / sizeof(option_table[0]), errs);
 
+	check_bts(errs);
 	if (!settings.tests_given)
-		return n;
+		return errs->n + errs->dropped;
 	split_globs(errs);
 	for (unsigned i = 0; i < settings.nglobs; i++) {
 		bool any = false;

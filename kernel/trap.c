@@ -113,11 +113,22 @@ unsigned long trap_unexpected_count(void)
 	return unexpected_interrupts;
 }
 
+static trap_handler entry_hook;
+
+void trap_set_entry_hook(trap_handler h)
+{
+	__atomic_store_n(&entry_hook, h, __ATOMIC_RELEASE);
+}
+
 void trap_dispatch(struct trap_frame *f)
 {
 	unsigned v = f->vector;
 	trap_handler h = trap_get_handler(v);
+	trap_handler hook = __atomic_load_n(&entry_hook, __ATOMIC_ACQUIRE);
 	uint64_t fix;
+
+	if (hook)
+		hook(f);
 
 	if (h) {
 		h(f);

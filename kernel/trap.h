@@ -40,6 +40,8 @@ const char *trap_name(unsigned vector);
 void trap_dump(const struct trap_frame *f, const char *prefix);
 
 void trap_dispatch(struct trap_frame *f);
+/* Called first on every trap (the BTS model records interrupt branches). */
+void trap_set_entry_hook(trap_handler h);
 /* Interrupts and NMIs that arrived with no handler registered. */
 unsigned long trap_unexpected_count(void);
 

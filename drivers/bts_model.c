@@ -1,0 +1,342 @@
+/*
+ * The software BTS producer. It obeys the hardware's contract on the same
+ * DS save area a real CPU would use:
+ *
+ * - a record is written at the BTS index, then the index advances by 24;
+ * - circular mode (BTINT clear): at the absolute maximum the index wraps
+ *   to the base;
+ * - interrupt mode: when a write takes the index to the threshold or past
+ *   it, a PMI is raised through the real local APIC as the LVTPC entry
+ *   says (NMI or fixed vector), and the LVTPC mask bit is set as the APIC
+ *   does on delivery; while the mask is set no further PMI is raised;
+ * - when the index reaches the absolute maximum before the handler has
+ *   reset it, the producer stops and counts what it could not store;
+ * - BTS_OFF_OS / BTS_OFF_USR suppress records by the branch's CPL.
+ *
+ * Production is tied to elapsed time while tracing is on: records accrue
+ * at the chosen rate and are materialized at the next tick (an explicit
+ * call, any interrupt or exception entry, and pause). Time spent with
+ * tracing on in a handler therefore produces records, as it does when
+ * hardware traces the kernel.
+ *
+ * Hardware writes a record atomically with respect to interrupts; the
+ * model gets the same effect by writing the record first and publishing
+ * the index with a compare-and-swap (a PMI that drained and reset the
+ * index meanwhile makes the CAS fail, and the record goes to the new
+ * index), and by not producing from an interrupt entry while the
+ * interrupted code is itself inside the model.
+ */
+#include "drivers/bts_model.h"
+
+#include "drivers/lapic.h"
+#include "kernel/arch.h"
+#include "kernel/bts.h"
+#include "kernel/cpu.h"
+#include "kernel/time.h"
+#include "kernel/trap.h"
+
+extern const uint64_t isr_stubs[256];
+
+struct model {
+	struct ds_area *ds;
+	struct bts_config cfg;
+	unsigned cpu;
+	volatile bool on;     /* TR and BTS set */
+	volatile bool inside; /* normal context is in the model */
+	enum model_source source;
+	uint64_t rate;        /* thousandths of records per microsecond */
+	uint64_t last_tsc;
+	uint64_t frac;        /* owed thousandths not yet produced */
+	bool ovf;             /* our OvfBuf: set when a PMI is raised */
+	struct model_counts c;
+};
+
+static struct model m;
+
+static bool on_model_cpu(void)
+{
+	return m.ds && this_cpu()->index == m.cpu;
+}
+
+/* Raise the PMI as the APIC would: unless masked, set the mask, send. */
+static void raise_pmi(void)
+{
+	uint32_t lvt = apic->read(APIC_LVT_PERF);
+
+	if (lvt & APIC_LVT_MASKED)
+		return;
+	apic->write(APIC_LVT_PERF, lvt | APIC_LVT_MASKED);
+	m.ovf = true;
+	m.c.pmis_raised++;
+	m.c.raise_tsc = rdtsc();
+	m.c.raise_index = m.ds->bts_index;
+	if ((lvt & APIC_DM_MASK) == APIC_DM_NMI)
+		apic->send(apic->id(), APIC_DM_NMI);
+	else
+		apic->send(0, APIC_DEST_SELF | APIC_DM_FIXED | (lvt & 0xFF));
+}
+
+/* One record, as the hardware writes it. Returns false when stopped. */
+static bool put(uint64_t from, uint64_t to, bool user)
+{
+	struct ds_area *ds = m.ds;
+	uint64_t idx;
+
+	if ((user && m.cfg.off_usr) || (!user && m.cfg.off_os)) {
+		m.c.filtered++;
+		return true;
+	}
+	m.c.produced++;
+	for (;;) {
+		struct bts_record *r;
+
+		idx = __atomic_load_n(&ds->bts_index, __ATOMIC_ACQUIRE);
+		if (idx + BTS_RECORD_SIZE > ds->bts_abs_max) {
+			if (m.cfg.interrupt) {
+				m.c.lost_at_max++;
+				return false;
+			}
+			/* Circular: back to the base. */
+			if (__atomic_compare_exchange_n(&ds->bts_index, &idx,
+							ds->bts_base, 0,
+							__ATOMIC_ACQ_REL,
+							__ATOMIC_ACQUIRE))
+				m.c.wraps++;
+			continue;
+		}
+		r = (struct bts_record *)idx;
+		r->from = from;
+		r->to = to;
+		r->flags = 0;
+		if (__atomic_compare_exchange_n(&ds->bts_index, &idx,
+						idx + BTS_RECORD_SIZE, 0,
+						__ATOMIC_RELEASE,
+						__ATOMIC_ACQUIRE))
+			break;
+	}
+	m.c.stored++;
+	if (m.cfg.interrupt && idx + BTS_RECORD_SIZE >= ds->bts_int_threshold)
+		raise_pmi();
+	return true;
+}
+
+static void put_synthetic(void)
+{
+	uint64_t seq = m.c.next_seq++;
+	bool user = bts_model_seq_user(seq);
+	uint64_t from = (user ? MODEL_USER_BASE : MODEL_KERNEL_BASE) | seq << 4;
+
+	put(from, from + 4, user);
+}
+
+/* The buffer is full in interrupt mode: the producer has stopped. */
+static bool stopped(void)
+{
+	return m.cfg.interrupt &&
+	       m.ds->bts_index + BTS_RECORD_SIZE > m.ds->bts_abs_max;
+}
+
+/* n records that cannot be stored: counted, by CPL, as the filter says. */
+static void lose(uint64_t n)
+{
+	while (n--) {
+		bool user = bts_model_seq_user(m.c.next_seq++);
+
+		if ((user && m.cfg.off_usr) || (!user && m.cfg.off_os)) {
+			m.c.filtered++;
+		} else {
+			m.c.produced++;
+			m.c.lost_at_max++;
+		}
+	}
+}
+
+static void produce(uint64_t n)
+{
+	uint64_t cap = m.cfg.records;
+
+	/*
+	 * Circular mode: of more than two buffers' worth, only the last
+	 * buffer survives; the others are produced and overwritten at once.
+	 */
+	if (!m.cfg.interrupt && n > 2 * cap && !m.cfg.off_os &&
+	    !m.cfg.off_usr) {
+		uint64_t skip = n - 2 * cap;
+
+		m.c.next_seq += skip;
+		m.c.produced += skip;
+		m.c.stored += skip;
+		m.c.wraps += skip / cap;
+		n -= skip;
+	}
+	while (n) {
+		if (stopped()) {
+			lose(n);
+			return;
+		}
+		put_synthetic();
+		n--;
+	}
+}
+
+static uint64_t owed(uint64_t now)
+{
+	uint64_t per_us = tsc.hz / 1000000, milli;
+
+	if (!m.rate || !per_us || now <= m.last_tsc)
+		return 0;
+	milli = muldiv64(now - m.last_tsc, m.rate, per_us) + m.frac;
+	m.frac = milli % 1000;
+	return milli / 1000;
+}
+
+void bts_model_tick(void)
+{
+	uint64_t n;
+
+	if (!on_model_cpu() || !m.on || m.inside ||
+	    m.source != MODEL_SYNTHETIC)
+		return;
+	m.inside = true;
+	n = owed(rdtsc());
+	m.last_tsc = rdtsc();
+	produce(n);
+	m.inside = false;
+}
+
+void bts_model_produce(uint64_t n)
+{
+	if (!on_model_cpu() || !m.on || m.inside)
+		return;
+	m.inside = true;
+	produce(n);
+	m.inside = false;
+}
+
+void bts_model_branch(uint64_t from, uint64_t to)
+{
+	if (!on_model_cpu() || !m.on || m.inside ||
+	    m.source != MODEL_BRANCHES)
+		return;
+	m.inside = true;
+	put(from, to, false);
+	m.inside = false;
+}
+
+/* Interrupts and exceptions: materialize the time so far, and record the
+ * interrupt itself, which is a branch like any other. */
+static void model_trap(struct trap_frame *f)
+{
+	if (!on_model_cpu() || !m.on || m.inside)
+		return;
+	m.inside = true;
+	if (m.source == MODEL_SYNTHETIC) {
+		uint64_t n = owed(rdtsc());
+
+		m.last_tsc = rdtsc();
+		produce(n);
+	} else {
+		put(f->rip, isr_stubs[f->vector & 0xFF], false);
+	}
+	m.inside = false;
+}
+
+static const char *model_why_unavailable(void)
+{
+	return 0;
+}
+
+static int model_start(struct ds_area *ds, const struct bts_config *cfg,
+		       char *err, unsigned len)
+{
+	(void)err;
+	(void)len;
+	m.ds = ds;
+	m.cfg = *cfg;
+	m.cpu = this_cpu()->index;
+	m.ovf = false;
+	m.frac = 0;
+	m.last_tsc = rdtsc();
+	trap_set_entry_hook(model_trap);
+	m.on = true;
+	return 0;
+}
+
+static void model_pause(void)
+{
+	if (!on_model_cpu())
+		return;
+	if (m.on && !m.inside && m.source == MODEL_SYNTHETIC) {
+		uint64_t n;
+
+		m.inside = true;
+		n = owed(rdtsc());
+		produce(n);
+		m.inside = false;
+	}
+	m.on = false;
+}
+
+static void model_resume(void)
+{
+	if (!on_model_cpu())
+		return;
+	m.last_tsc = rdtsc();
+	m.on = true;
+}
+
+static void model_stop(void)
+{
+	model_pause();
+	trap_set_entry_hook(0);
+	m.ds = 0;
+}
+
+static bool model_ovf_pending(void)
+{
+	return m.ovf;
+}
+
+static void model_ovf_clear(void)
+{
+	m.ovf = false;
+}
+
+static uint64_t model_lost_at_max(void)
+{
+	return m.c.lost_at_max;
+}
+
+const struct bts_backend bts_model = {
+	.name = "model",
+	.why_unavailable = model_why_unavailable,
+	.start = model_start,
+	.stop = model_stop,
+	.pause = model_pause,
+	.resume = model_resume,
+	.ovf_pending = model_ovf_pending,
+	.ovf_clear = model_ovf_clear,
+	.lost_at_max = model_lost_at_max,
+};
+
+void bts_model_set_rate(uint64_t milli_per_us)
+{
+	m.rate = milli_per_us;
+	m.frac = 0;
+	m.last_tsc = rdtsc();
+}
+
+void bts_model_set_source(enum model_source src)
+{
+	m.source = src;
+}
+
+void bts_model_counts(struct model_counts *out)
+{
+	*out = m.c;
+}
+
+void bts_model_reset_counts(void)
+{
+	m.c = (struct model_counts){ 0 };
+}
