@@ -46,7 +46,7 @@ KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 \
 	-z noexecstack --no-warn-rwx-segments -T linker.ld
 
 KERNEL_C := $(wildcard kernel/*.c drivers/*.c lib/*.c tests/kernel/*.c)
-KERNEL_ASM := $(wildcard boot/*.asm kernel/*.asm)
+KERNEL_ASM := $(wildcard boot/*.asm kernel/*.asm tests/kernel/*.asm)
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(BUILD)/obj/%.o,$(KERNEL_ASM))
 VERSION_H := $(BUILD)/include/kernel/version.h
@@ -69,6 +69,10 @@ $(BUILD)/obj/%.o: %.asm | deps
 	@mkdir -p $(dir $@)
 	$(say) NASM $<
 	$(Q)$(NASM) -f elf64 -g -w+all -o $@ $<
+
+# The BTS model's real-branch source: every basic block calls
+# __sanitizer_cov_trace_pc (drivers/bts_model.c).
+$(BUILD)/obj/tests/kernel/workload_branches.o: KERNEL_CFLAGS += -fsanitize-coverage=trace-pc
 
 # Rewritten only when the version or commit changes.
 $(VERSION_H): FORCE

@@ -14,18 +14,18 @@
 #include "kernel/fixup.h"
 #include "lib/format.h"
 
-#define MSR_IA32_DEBUGCTL 0x1D9
-#define MSR_IA32_DS_AREA 0x600
-#define MSR_PERF_GLOBAL_STATUS 0x38E
+#define MSR_IA32_DEBUGCTL	 0x1D9
+#define MSR_IA32_DS_AREA	 0x600
+#define MSR_PERF_GLOBAL_STATUS	 0x38E
 #define MSR_PERF_GLOBAL_OVF_CTRL 0x390
 
-#define DEBUGCTL_TR (1ull << 6)
-#define DEBUGCTL_BTS (1ull << 7)
-#define DEBUGCTL_BTINT (1ull << 8)
-#define DEBUGCTL_BTS_OFF_OS (1ull << 9)
+#define DEBUGCTL_TR	     (1ull << 6)
+#define DEBUGCTL_BTS	     (1ull << 7)
+#define DEBUGCTL_BTINT	     (1ull << 8)
+#define DEBUGCTL_BTS_OFF_OS  (1ull << 9)
 #define DEBUGCTL_BTS_OFF_USR (1ull << 10)
-#define DEBUGCTL_BTS_BITS                                                      \
-	(DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT | DEBUGCTL_BTS_OFF_OS |   \
+#define DEBUGCTL_BTS_BITS                                                    \
+	(DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT | DEBUGCTL_BTS_OFF_OS | \
 	 DEBUGCTL_BTS_OFF_USR)
 #define GLOBAL_OVF_BUF (1ull << 62)
 
@@ -42,9 +42,10 @@ static const char *hw_why_unavailable(void)
 	if (!ci->dtes64)
 		return "CPUID.1:ECX[2]=0 (no 64-bit DS layout, DTES64)";
 	if (!ci->misc_enable_read) {
-		lib_snprintf(why, sizeof(why),
-			     "reading IA32_MISC_ENABLE (0x1A0) raised vector %d",
-			     ci->misc_enable_vector);
+		lib_snprintf(
+			why, sizeof(why),
+			"reading IA32_MISC_ENABLE (0x1A0) raised vector %d",
+			ci->misc_enable_vector);
 		return why;
 	}
 	if (ci->bts_unavailable)
@@ -59,32 +60,35 @@ static int probe_write(uint32_t msr, const char *name, uint64_t v, char *err,
 	uint64_t back;
 
 	if (wrmsr_safe(msr, v)) {
-		lib_snprintf(err, len, "writing %s (0x%x) = 0x%lx raised vector %d",
-			     name, msr, v, fault_vector());
+		lib_snprintf(err, len,
+			     "writing %s (0x%x) = 0x%lx raised vector %d", name,
+			     msr, v, fault_vector());
 		return -1;
 	}
 	if (rdmsr_safe(msr, &back)) {
-		lib_snprintf(err, len, "reading %s (0x%x) back raised vector %d",
-			     name, msr, fault_vector());
+		lib_snprintf(err, len,
+			     "reading %s (0x%x) back raised vector %d", name,
+			     msr, fault_vector());
 		return -1;
 	}
 	if (back != v) {
 		lib_snprintf(err, len,
-			     "%s (0x%x) reads 0x%lx after writing 0x%lx",
-			     name, msr, back, v);
+			     "%s (0x%x) reads 0x%lx after writing 0x%lx", name,
+			     msr, back, v);
 		return -1;
 	}
 	return 0;
 }
 
-static int hw_start(struct ds_area *ds, const struct bts_config *cfg,
-		    char *err, unsigned len)
+static int hw_start(struct ds_area *ds, const struct bts_config *cfg, char *err,
+		    unsigned len)
 {
 	uint64_t cur, status;
 
 	if ((cfg->off_os || cfg->off_usr) && !cpu_info.ds_cpl) {
-		lib_snprintf(err, len, "BTS_OFF_OS/BTS_OFF_USR need DS_CPL "
-				       "(CPUID.1:ECX[4]=0)");
+		lib_snprintf(err, len,
+			     "BTS_OFF_OS/BTS_OFF_USR need DS_CPL "
+			     "(CPUID.1:ECX[4]=0)");
 		return -1;
 	}
 	if (rdmsr_safe(MSR_IA32_DEBUGCTL, &cur)) {

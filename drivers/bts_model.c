@@ -44,10 +44,10 @@ struct model {
 	volatile bool on;     /* TR and BTS set */
 	volatile bool inside; /* normal context is in the model */
 	enum model_source source;
-	uint64_t rate;        /* thousandths of records per microsecond */
+	uint64_t rate; /* thousandths of records per microsecond */
 	uint64_t last_tsc;
-	uint64_t frac;        /* owed thousandths not yet produced */
-	bool ovf;             /* our OvfBuf: set when a PMI is raised */
+	uint64_t frac; /* owed thousandths not yet produced */
+	bool ovf;      /* our OvfBuf: set when a PMI is raised */
 	struct model_counts c;
 };
 
@@ -59,17 +59,25 @@ static bool on_model_cpu(void)
 }
 
 /* Raise the PMI as the APIC would: unless masked, set the mask, send. */
-static void raise_pmi(void)
+static void raise_pmi(uint64_t index)
 {
-	uint32_t lvt = apic->read(APIC_LVT_PERF);
+	uint32_t lvt;
 
+	/*
+	 * A PMI already raised and not yet handled (our OvfBuf is set) means
+	 * the mask is set: no need to ask the APIC again for every record,
+	 * which under a hypervisor costs an exit each time.
+	 */
+	if (m.ovf)
+		return;
+	lvt = apic->read(APIC_LVT_PERF);
 	if (lvt & APIC_LVT_MASKED)
 		return;
 	apic->write(APIC_LVT_PERF, lvt | APIC_LVT_MASKED);
 	m.ovf = true;
 	m.c.pmis_raised++;
 	m.c.raise_tsc = rdtsc();
-	m.c.raise_index = m.ds->bts_index;
+	m.c.raise_index = index;
 	if ((lvt & APIC_DM_MASK) == APIC_DM_NMI)
 		apic->send(apic->id(), APIC_DM_NMI);
 	else
@@ -97,10 +105,9 @@ static bool put(uint64_t from, uint64_t to, bool user)
 				return false;
 			}
 			/* Circular: back to the base. */
-			if (__atomic_compare_exchange_n(&ds->bts_index, &idx,
-							ds->bts_base, 0,
-							__ATOMIC_ACQ_REL,
-							__ATOMIC_ACQUIRE))
+			if (__atomic_compare_exchange_n(
+				    &ds->bts_index, &idx, ds->bts_base, 0,
+				    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 				m.c.wraps++;
 			continue;
 		}
@@ -108,15 +115,14 @@ static bool put(uint64_t from, uint64_t to, bool user)
 		r->from = from;
 		r->to = to;
 		r->flags = 0;
-		if (__atomic_compare_exchange_n(&ds->bts_index, &idx,
-						idx + BTS_RECORD_SIZE, 0,
-						__ATOMIC_RELEASE,
-						__ATOMIC_ACQUIRE))
+		if (__atomic_compare_exchange_n(
+			    &ds->bts_index, &idx, idx + BTS_RECORD_SIZE, 0,
+			    __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
 			break;
 	}
 	m.c.stored++;
 	if (m.cfg.interrupt && idx + BTS_RECORD_SIZE >= ds->bts_int_threshold)
-		raise_pmi();
+		raise_pmi(idx + BTS_RECORD_SIZE);
 	return true;
 }
 
@@ -136,19 +142,31 @@ static bool stopped(void)
 	       m.ds->bts_index + BTS_RECORD_SIZE > m.ds->bts_abs_max;
 }
 
-/* n records that cannot be stored: counted, by CPL, as the filter says. */
-static void lose(uint64_t n)
+/* Synthetic records with sequence number below x that are "user" ones. */
+static uint64_t users_below(uint64_t x)
 {
-	while (n--) {
-		bool user = bts_model_seq_user(m.c.next_seq++);
+	return x / 4; /* seq % 4 == 3 */
+}
 
-		if ((user && m.cfg.off_usr) || (!user && m.cfg.off_os)) {
-			m.c.filtered++;
-		} else {
-			m.c.produced++;
-			m.c.lost_at_max++;
-		}
-	}
+/*
+ * n records from next_seq on that cannot be stored, or that are written
+ * and overwritten at once: counted by CPL, as the filter says, in O(1).
+ */
+static void account(uint64_t n, bool lost)
+{
+	uint64_t first = m.c.next_seq;
+	uint64_t user = users_below(first + n) - users_below(first);
+	uint64_t kernel = n - user;
+	uint64_t kept =
+		(m.cfg.off_usr ? 0 : user) + (m.cfg.off_os ? 0 : kernel);
+
+	m.c.next_seq += n;
+	m.c.filtered += n - kept;
+	m.c.produced += kept;
+	if (lost)
+		m.c.lost_at_max += kept;
+	else
+		m.c.stored += kept;
 }
 
 static void produce(uint64_t n)
@@ -156,22 +174,29 @@ static void produce(uint64_t n)
 	uint64_t cap = m.cfg.records;
 
 	/*
-	 * Circular mode: of more than two buffers' worth, only the last
-	 * buffer survives; the others are produced and overwritten at once.
+	 * Circular mode, more than a buffer to write: each whole trip round
+	 * the buffer ends where it started (the wrap happens on the write
+	 * after the maximum), so whole trips can be skipped: produced and
+	 * overwritten at once. Without a CPL filter only: with one, a trip
+	 * holds fewer records than the buffer.
 	 */
-	if (!m.cfg.interrupt && n > 2 * cap && !m.cfg.off_os &&
-	    !m.cfg.off_usr) {
-		uint64_t skip = n - 2 * cap;
+	if (!m.cfg.interrupt && !m.cfg.off_os && !m.cfg.off_usr && n > cap) {
+		uint64_t trips = (n - cap) / cap;
 
-		m.c.next_seq += skip;
-		m.c.produced += skip;
-		m.c.stored += skip;
-		m.c.wraps += skip / cap;
-		n -= skip;
+		if (trips && m.ds->bts_index == m.ds->bts_base) {
+			/* From the base, the first trip ends at the maximum
+			 * without a wrap. */
+			m.ds->bts_index = m.ds->bts_abs_max;
+			m.c.wraps += trips - 1;
+		} else {
+			m.c.wraps += trips;
+		}
+		account(trips * cap, false);
+		n -= trips * cap;
 	}
 	while (n) {
 		if (stopped()) {
-			lose(n);
+			account(n, true);
 			return;
 		}
 		put_synthetic();
@@ -179,23 +204,38 @@ static void produce(uint64_t n)
 	}
 }
 
+/* Buffers' worth of records one tick may produce at most. */
+#define TICK_MAX_BUFFERS 4
+
+/*
+ * Records owed for the time since the last tick. A tick that comes late
+ * (a long handler, a hypervisor exit) may owe millions; simulating them
+ * would take longer than the time they stand for, and the model would
+ * never catch up. Beyond a few buffers the rest is counted as throttled:
+ * the model's achieved rate is then lower than asked, and says so.
+ */
 static uint64_t owed(uint64_t now)
 {
-	uint64_t per_us = tsc.hz / 1000000, milli;
+	uint64_t per_us = tsc.hz / 1000000, milli, n;
+	uint64_t cap = (uint64_t)m.cfg.records * TICK_MAX_BUFFERS;
 
 	if (!m.rate || !per_us || now <= m.last_tsc)
 		return 0;
 	milli = muldiv64(now - m.last_tsc, m.rate, per_us) + m.frac;
 	m.frac = milli % 1000;
-	return milli / 1000;
+	n = milli / 1000;
+	if (n > cap) {
+		m.c.throttled += n - cap;
+		n = cap;
+	}
+	return n;
 }
 
 void bts_model_tick(void)
 {
 	uint64_t n;
 
-	if (!on_model_cpu() || !m.on || m.inside ||
-	    m.source != MODEL_SYNTHETIC)
+	if (!on_model_cpu() || !m.on || m.inside || m.source != MODEL_SYNTHETIC)
 		return;
 	m.inside = true;
 	n = owed(rdtsc());
@@ -215,8 +255,7 @@ void bts_model_produce(uint64_t n)
 
 void bts_model_branch(uint64_t from, uint64_t to)
 {
-	if (!on_model_cpu() || !m.on || m.inside ||
-	    m.source != MODEL_BRANCHES)
+	if (!on_model_cpu() || !m.on || m.inside || m.source != MODEL_BRANCHES)
 		return;
 	m.inside = true;
 	put(from, to, false);
@@ -253,6 +292,7 @@ static int model_start(struct ds_area *ds, const struct bts_config *cfg,
 	(void)len;
 	m.ds = ds;
 	m.cfg = *cfg;
+	m.inside = false;
 	m.cpu = this_cpu()->index;
 	m.ovf = false;
 	m.frac = 0;
@@ -319,6 +359,23 @@ const struct bts_backend bts_model = {
 	.lost_at_max = model_lost_at_max,
 };
 
+/*
+ * The trace-pc callback of code built with -fsanitize-coverage=trace-pc:
+ * called at every basic block, it turns the previous block and this one
+ * into a (from, to) record. (This file itself is not instrumented.)
+ */
+static uint64_t prev_pc;
+
+void __sanitizer_cov_trace_pc(void);
+void __sanitizer_cov_trace_pc(void)
+{
+	uint64_t pc = (uint64_t)__builtin_return_address(0);
+
+	if (prev_pc)
+		bts_model_branch(prev_pc, pc);
+	prev_pc = pc;
+}
+
 void bts_model_set_rate(uint64_t milli_per_us)
 {
 	m.rate = milli_per_us;
@@ -329,6 +386,7 @@ void bts_model_set_rate(uint64_t milli_per_us)
 void bts_model_set_source(enum model_source src)
 {
 	m.source = src;
+	prev_pc = 0;
 }
 
 void bts_model_counts(struct model_counts *out)

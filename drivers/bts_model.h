@@ -3,7 +3,8 @@
  * common backend interface: what it produces and how fast.
  *
  * Synthetic records carry a sequence number so that loss can be checked
- * exactly: from = base | seq << 4, to = from + 4, flags = 0, where base is
+ * exactly: from = base | seq << 4 (seq below 2^40), to = from + 4,
+ * flags = 0, where base is
  * a kernel-half address for CPL 0 records and a user-half address for
  * CPL 3 ones (every fourth record, seq % 4 == 3, is a "user" branch).
  */
@@ -17,23 +18,25 @@
 
 enum model_source {
 	MODEL_SYNTHETIC, /* sequence-numbered records at a rate */
-	MODEL_BRANCHES,  /* real branches of code built with trace-pc */
+	MODEL_BRANCHES,	 /* real branches of code built with trace-pc */
 };
 
 /* Records per microsecond, in thousandths. */
 #define MODEL_RATE_STOP 0
-#define MODEL_RATE_MAX 1000000 /* 1000 records/us: faster than hardware */
+#define MODEL_RATE_MAX	1000000 /* 1000 records/us: faster than hardware */
 
 struct model_counts {
 	uint64_t produced;    /* records the producer made (after CPL filter) */
 	uint64_t stored;      /* written into the buffer */
 	uint64_t lost_at_max; /* not stored: buffer full in interrupt mode */
 	uint64_t filtered;    /* suppressed by BTS_OFF_OS / BTS_OFF_USR */
-	uint64_t wraps;       /* circular mode: index back to the base */
+	uint64_t wraps;	      /* circular mode: index back to the base */
 	uint64_t pmis_raised; /* PMIs sent through the LVTPC entry */
 	uint64_t next_seq;    /* sequence number of the next record */
 	uint64_t raise_tsc;   /* TSC when the last PMI was raised */
 	uint64_t raise_index; /* index when it was raised */
+	uint64_t throttled;   /* owed by the rate but beyond what one tick
+			       * can simulate: never produced, so no loss */
 };
 
 void bts_model_set_rate(uint64_t milli_per_us);
@@ -45,19 +48,20 @@ void bts_model_produce(uint64_t n);
 void bts_model_counts(struct model_counts *out);
 void bts_model_reset_counts(void);
 
+#define MODEL_SEQ_MASK	  ((1ull << 40) - 1) /* bits 4..43 of from */
+#define MODEL_KERNEL_BASE 0xFFFF800000000000ull
+#define MODEL_USER_BASE	  0x0000400000000000ull
+
 /* Decode a synthetic record. */
 static inline uint64_t bts_model_seq(const struct bts_record *r)
 {
-	return (r->from & 0x00007FFFFFFFFFFFull) >> 4;
+	return (r->from >> 4) & MODEL_SEQ_MASK;
 }
 
 static inline bool bts_model_seq_user(uint64_t seq)
 {
 	return seq % 4 == 3;
 }
-
-#define MODEL_KERNEL_BASE 0xFFFF800000000000ull
-#define MODEL_USER_BASE 0x0000400000000000ull
 
 /* The trace-pc hook (tests/kernel/workload_branches.c calls into it). */
 void bts_model_branch(uint64_t from, uint64_t to);

@@ -19,12 +19,13 @@
 #include "kernel/cpu.h"
 #include "kernel/nmi.h"
 #include "kernel/pmm.h"
+#include "kernel/runner.h"
 #include "kernel/trap.h"
 #include "kernel/vectors.h"
 #include "lib/format.h"
 
-#define BTS_MIN_RECORDS 16
-#define BTS_MAX_RECORDS 65536
+#define BTS_MIN_RECORDS	 16
+#define BTS_MAX_RECORDS	 65536
 /* Records between the threshold and the end: room for the PMI's skid. */
 #define BTS_MIN_HEADROOM 4
 
@@ -84,7 +85,8 @@ static int get_memory(struct cpu *c, uint64_t bytes)
 	return 0;
 }
 
-static void ds_setup(struct ds_area *ds, void *buf, const struct bts_config *cfg)
+static void ds_setup(struct ds_area *ds, void *buf,
+		     const struct bts_config *cfg)
 {
 	uint64_t base = (uint64_t)buf;
 
@@ -121,8 +123,13 @@ static bool bts_pmi(bool nmi)
 	uint64_t tsc = rdtsc(), index, threshold;
 	bool masked, ours;
 
-	if (!s || !s->active)
+	/*
+	 * An NMI while a drain runs (a fixed-vector PMI, or a flush, being
+	 * interrupted) must not drain the same buffer: it is not ours.
+	 */
+	if (!s || !s->active || s->hold || s->busy)
 		return false;
+	s->busy = true;
 	masked = lapic_lvtpc_masked();
 	s->be->pause();
 	index = s->ds->bts_index;
@@ -135,8 +142,11 @@ static bool bts_pmi(bool nmi)
 	if (!ours) {
 		s->not_ours++;
 		s->be->resume();
+		s->busy = false;
 		return false;
 	}
+	if (index < threshold)
+		s->early++;
 	s->pmis++;
 	s->entry_tsc = tsc;
 	s->entry_index = index;
@@ -147,6 +157,7 @@ static bool bts_pmi(bool nmi)
 	drain_now(s, index);
 	lapic_lvtpc_unmask();
 	s->be->resume();
+	s->busy = false;
 	(void)nmi;
 	return true;
 }
@@ -164,8 +175,23 @@ static void bts_pmi_vector(struct trap_frame *f)
 	lapic_eoi();
 }
 
+/* A test was aborted with a session running: stop it where it stands. */
+static void bts_abort(void)
+{
+	struct cpu *c = this_cpu();
+	struct bts_session *s = c->bts;
+
+	if (!s)
+		return;
+	s->be->stop();
+	s->active = false;
+	c->bts = 0;
+	lapic_lvtpc_set(LVTPC_NMI, true);
+}
+
 void bts_init(void)
 {
+	runner_on_abort(bts_abort);
 	nmi_register(bts_pmi_nmi);
 	trap_set_handler(VEC_PMI, bts_pmi_vector);
 }
@@ -220,9 +246,11 @@ void bts_flush(struct bts_session *s)
 {
 	uint64_t flags = irq_save();
 
+	s->busy = true;
 	s->be->pause();
 	drain_now(s, s->ds->bts_index);
 	s->be->resume();
+	s->busy = false;
 	irq_restore(flags);
 }
 
@@ -230,8 +258,11 @@ void bts_stop(struct bts_session *s)
 {
 	uint64_t flags = irq_save();
 
+	s->busy = true;
 	s->be->stop();
+	drain_now(s, s->ds->bts_index);
 	s->active = false;
+	s->busy = false;
 	this_cpu()->bts = 0;
 	lapic_lvtpc_set(LVTPC_NMI, true);
 	irq_restore(flags);

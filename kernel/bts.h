@@ -21,9 +21,9 @@
 struct bts_config {
 	uint32_t records;   /* buffer size, in records */
 	uint32_t threshold; /* PMI when the index reaches this record */
-	bool interrupt;     /* BTINT; false: circular, threshold > max */
-	bool off_os;        /* BTS_OFF_OS: no CPL 0 branches */
-	bool off_usr;       /* BTS_OFF_USR: no CPL > 0 branches */
+	bool interrupt;	    /* BTINT; false: circular, threshold > max */
+	bool off_os;	    /* BTS_OFF_OS: no CPL 0 branches */
+	bool off_usr;	    /* BTS_OFF_USR: no CPL > 0 branches */
 	enum lvtpc_delivery delivery;
 };
 
@@ -60,14 +60,17 @@ struct bts_session {
 	bts_drain_fn drain;
 	void *drain_ctx;
 	volatile bool active;
+	volatile bool hold; /* tests: the PMI path leaves the buffer alone */
+	volatile bool busy; /* a drain is running on this CPU */
+	volatile uint64_t early; /* PMIs after another NMI drained first */
 
 	/* The PMI path's own counts. */
-	volatile uint64_t pmis;         /* PMIs taken and drained */
-	volatile uint64_t not_ours;     /* NMIs/PMIs that were not BTS */
-	volatile uint64_t drained;      /* records handed to drain */
+	volatile uint64_t pmis;		   /* PMIs taken and drained */
+	volatile uint64_t not_ours;	   /* NMIs/PMIs that were not BTS */
+	volatile uint64_t drained;	   /* records handed to drain */
 	volatile uint64_t masked_on_entry; /* LVTPC mask set at entry */
-	volatile uint64_t entry_index;  /* index at the last PMI entry */
-	volatile uint64_t skid_max;     /* records past the threshold */
+	volatile uint64_t entry_index;	   /* index at the last PMI entry */
+	volatile uint64_t skid_max;	   /* records past the threshold */
 	volatile uint64_t entry_tsc;
 };
 
@@ -92,6 +95,7 @@ int bts_config_check(const struct bts_config *cfg, char *err, unsigned len);
 int bts_start(struct bts_session *s, const struct bts_backend *be,
 	      const struct bts_config *cfg, bts_drain_fn drain, char *err,
 	      unsigned errlen);
+/* Tracing off, then drain what is left in the buffer. */
 void bts_stop(struct bts_session *s);
 /* Drain what is in the buffer now (outside the PMI), e.g. at the end. */
 void bts_flush(struct bts_session *s);

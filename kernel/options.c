@@ -36,8 +36,7 @@ static const struct cmdline_opt option_table[] = {
 	{ "bts.records", CL_UINT, 16, 65536, &bts_settings.records, 0,
 	  "BTS buffer size in records" },
 	{ "bts.threshold", CL_UINT, 1, 65535, &bts_settings.threshold,
-	  &bts_settings.threshold_given,
-	  "BTS interrupt threshold in records" },
+	  &bts_settings.threshold_given, "BTS interrupt threshold in records" },
 	{ "dump", CL_UINT, 0, 4096, &bts_settings.dump, 0,
 	  "print the first N drained BTS records" },
 };

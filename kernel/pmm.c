@@ -9,7 +9,7 @@
 #include "kernel/boot_info.h"
 #include "lib/string.h"
 
-#define PAGE 4096ull
+#define PAGE  4096ull
 #define LIMIT (4ull << 30)
 
 extern const char __kernel_end[];

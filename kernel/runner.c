@@ -33,6 +33,17 @@
 extern const struct test_case __tests_start[], __tests_end[];
 
 static uint64_t rand_state;
+static void (*abort_hooks[RUNNER_MAX_ABORT_HOOKS])(void);
+
+void runner_on_abort(void (*hook)(void))
+{
+	for (int i = 0; i < RUNNER_MAX_ABORT_HOOKS; i++) {
+		if (!abort_hooks[i]) {
+			abort_hooks[i] = hook;
+			return;
+		}
+	}
+}
 
 const struct test_case *tests_begin(void)
 {
@@ -318,6 +329,9 @@ void runner_run(const struct test_case *tc, unsigned number,
 		/* Aborted: release what the test may have held. */
 		console_abort_unlock();
 		pic_eoi_in_service();
+		for (int i = 0; i < RUNNER_MAX_ABORT_HOOKS; i++)
+			if (abort_hooks[i])
+				abort_hooks[i]();
 	}
 	c->test_state = TEST_IDLE;
 	c->test = 0;

@@ -41,4 +41,11 @@ void runner_tick(struct trap_frame *f);
 
 void runner_set_seed(uint64_t seed);
 
+/*
+ * Called after a test was aborted (fault or timeout), before the next
+ * one: subsystems drop state the test left behind (a BTS session...).
+ */
+#define RUNNER_MAX_ABORT_HOOKS 8
+void runner_on_abort(void (*hook)(void));
+
 #endif
