@@ -30,6 +30,7 @@
 #define GLOBAL_OVF_BUF (1ull << 62)
 
 static uint64_t debugctl_off, debugctl_on;
+uint64_t bts_hw_pmi_status;
 static bool have_global_status;
 
 static const char *hw_why_unavailable(void)
@@ -140,8 +141,10 @@ static void hw_stop(void)
 
 static bool hw_ovf_pending(void)
 {
-	return have_global_status &&
-	       (rdmsr(MSR_PERF_GLOBAL_STATUS) & GLOBAL_OVF_BUF);
+	if (!have_global_status)
+		return false;
+	bts_hw_pmi_status = rdmsr(MSR_PERF_GLOBAL_STATUS);
+	return bts_hw_pmi_status & GLOBAL_OVF_BUF;
 }
 
 static void hw_ovf_clear(void)

@@ -44,6 +44,7 @@ void bts_default_config(struct bts_config *cfg)
 	cfg->off_os = false;
 	cfg->off_usr = false;
 	cfg->delivery = LVTPC_NMI;
+	cfg->keep_threshold = false;
 }
 
 int bts_config_check(const struct bts_config *cfg, char *err, unsigned len)
@@ -53,7 +54,7 @@ int bts_config_check(const struct bts_config *cfg, char *err, unsigned len)
 			     cfg->records, BTS_MIN_RECORDS, BTS_MAX_RECORDS);
 		return -1;
 	}
-	if (cfg->interrupt &&
+	if ((cfg->interrupt || cfg->keep_threshold) &&
 	    (cfg->threshold < 1 ||
 	     cfg->threshold + BTS_MIN_HEADROOM > cfg->records)) {
 		lib_snprintf(err, len,
@@ -96,7 +97,7 @@ static void ds_setup(struct ds_area *ds, void *buf,
 	/* Circular mode: clearing BTINT is not enough, the threshold goes
 	 * above the absolute maximum too (HARDWARE.md, to verify). */
 	ds->bts_int_threshold =
-		cfg->interrupt
+		cfg->interrupt || cfg->keep_threshold
 			? base + (uint64_t)cfg->threshold * BTS_RECORD_SIZE
 			: ds->bts_abs_max + BTS_RECORD_SIZE;
 }

@@ -25,7 +25,13 @@ struct bts_config {
 	bool off_os;	    /* BTS_OFF_OS: no CPL 0 branches */
 	bool off_usr;	    /* BTS_OFF_USR: no CPL > 0 branches */
 	enum lvtpc_delivery delivery;
+	/* Conformance only: keep the threshold inside the buffer even in
+	 * circular mode, to see whether clearing BTINT alone stops PMIs. */
+	bool keep_threshold;
 };
+
+/* IA32_PERF_GLOBAL_STATUS as the hw backend read it in the last PMI. */
+extern uint64_t bts_hw_pmi_status;
 
 struct bts_backend {
 	const char *name;

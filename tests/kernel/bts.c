@@ -19,6 +19,7 @@
 #include "lib/json.h"
 #include "lib/string.h"
 #include "tests/kernel/workload_branches.h"
+#include <stdarg.h>
 
 #define SINK_MAX 16384
 #define WAIT_MS	 5000
@@ -696,3 +697,106 @@ static void bts_storm(struct test_run *t)
 	}
 }
 BTS_TESTS(storm, "bts.overflow.storm", bts_storm);
+
+/* --- conformance ---------------------------------------------------------- */
+
+/*
+ * One line per item HARDWARE.md marks "verify", saying what this machine
+ * did, so a hardware run answers those questions (here, without BTS:
+ * "not available: model only").
+ */
+static const char *const conformance_items[] = {
+	"circular_needs_threshold_above_max",
+	"index_at_absolute_maximum",
+	"pmi_global_status_bits",
+	"lvtpc_masked_on_delivery",
+};
+
+static void conf(struct test_run *t, const char *item, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void conf(struct test_run *t, const char *item, const char *fmt, ...)
+{
+	char buf[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	lib_vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	t_diag(t, "conformance item=%s result=\"%s\"", item, buf);
+}
+
+static void bts_conformance(struct test_run *t)
+{
+	const char *why = bts_hw.why_unavailable();
+	struct bts_session s;
+	struct bts_config cfg;
+	uint64_t idx, rel;
+
+	if (why) {
+		for (unsigned i = 0; i < 4; i++)
+			conf(t, conformance_items[i],
+			     "not available: model "
+			     "only");
+		return t_skip(t, "no BTS: %s", why);
+	}
+	/* 1: BTINT clear, threshold left inside the buffer. */
+	bts_default_config(&cfg);
+	cfg.interrupt = false;
+	cfg.keep_threshold = true;
+	if (!begin(t, &s, &cfg, sink_copy))
+		return;
+	branches((uint64_t)cfg.records * 3);
+	bts_stop(&s);
+	conf(t, conformance_items[0],
+	     s.pmis ? "%lu PMIs with BTINT clear: the threshold must go "
+		      "above the maximum"
+		    : "no PMI with BTINT clear (%lu): clearing BTINT is enough",
+	     s.pmis);
+	/* 2: interrupt mode, PMI held off, twice the buffer. */
+	bts_default_config(&cfg);
+	if (!begin(t, &s, &cfg, sink_copy))
+		return;
+	s.hold = true;
+	lapic_lvtpc_set(cfg.delivery, true);
+	branches((uint64_t)cfg.records * 4);
+	idx = s.ds->bts_index;
+	s.hold = false;
+	bts_stop(&s);
+	rel = (idx - s.ds->bts_base) / BTS_RECORD_SIZE;
+	if (idx == s.ds->bts_abs_max)
+		conf(t, conformance_items[1],
+		     "stopped at the maximum (%u "
+		     "records)",
+		     cfg.records);
+	else if (idx < s.ds->bts_abs_max)
+		conf(t, conformance_items[1],
+		     "index at record %lu of %u: "
+		     "wrapped",
+		     rel, cfg.records);
+	else
+		conf(t, conformance_items[1],
+		     "index PAST the maximum: record "
+		     "%lu of %u",
+		     rel, cfg.records);
+	/* 3 and 4: one threshold PMI. */
+	bts_default_config(&cfg);
+	if (!begin(t, &s, &cfg, sink_copy))
+		return;
+	bts_hw_pmi_status = 0;
+	wait_pmis(&s, 1, t, 64);
+	bts_stop(&s);
+	if (cpu_info.perfmon_version < 2)
+		conf(t, conformance_items[2],
+		     "no IA32_PERF_GLOBAL_STATUS "
+		     "(perfmon version %u)",
+		     cpu_info.perfmon_version);
+	else
+		conf(t, conformance_items[2], "0x%lx (OvfBuf, bit 62, %s)",
+		     bts_hw_pmi_status,
+		     bts_hw_pmi_status & (1ull << 62) ? "set" : "clear");
+	conf(t, conformance_items[3], "%lu of %lu PMIs found the mask set",
+	     s.masked_on_entry, s.pmis);
+	T_ASSERT(t, s.pmis >= 1);
+}
+TEST_CASE(conformance, .name = "bts.conformance", .fn = bts_conformance);
