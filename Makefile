@@ -1,9 +1,11 @@
 # btslab: every entry point.
 #
-#   make run      build, boot the default suite in QEMU, print the log
+#   make run      build, boot the default suite in QEMU, print the log, write the report
 #   make test     host unit tests, fuzzing (bounded), tool tests, QEMU boot matrix
 #   make kernel   build/btslab.elf (64-bit, symbols) and build/btslab32.elf (QEMU -kernel)
 #   make iso      build/btslab.iso (GRUB, BIOS + UEFI, CD or USB stick)
+#   make efi      build/BOOTX64.EFI (the direct EFI application, GNU-EFI)
+#   make usb      build/btslab-usb.img (raw disk image for a USB stick, BIOS + UEFI)
 #   make check    host unit tests only
 #   make format / make lint / make clean
 #
@@ -29,9 +31,10 @@ PYTHON := python3
 VERSION := 0.1.0
 
 PACKAGES := gcc make binutils nasm python3 perl git \
-	grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools \
+	grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools dosfstools \
+	fdisk gnu-efi \
 	qemu-system-x86 ovmf seabios libcmocka-dev clang libclang-rt-14-dev \
-	clang-format cppcheck
+	clang-format cppcheck python3-matplotlib
 
 # --- kernel ---------------------------------------------------------------
 
@@ -51,9 +54,9 @@ KERNEL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(BUILD)/obj/%.o,$(KERNEL_ASM))
 VERSION_H := $(BUILD)/include/kernel/version.h
 
-.PHONY: all kernel iso run test check format lint clean deps FORCE
+.PHONY: all kernel iso efi usb run test check format lint clean deps FORCE
 
-all: kernel iso
+all: kernel iso efi usb
 
 deps:
 	@tools/deps.sh $(PACKAGES)
@@ -120,11 +123,62 @@ $(BUILD)/btslab.iso: $(BUILD)/btslab.elf boot/grub.cfg | deps
 	$(Q)grub-mkrescue -o $@ $(BUILD)/iso 2> $(BUILD)/grub-mkrescue.log || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
 
+# The direct EFI application: boot/efi_loader.c built with GNU-EFI as a
+# PE image, with the kernel ELF (debug information stripped) embedded.
+EFI_INC := /usr/include/efi
+EFI_LIB := /usr/lib
+EFI_CFLAGS := -std=gnu11 -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I. -fpic \
+	-fshort-wchar -ffreestanding -fno-stack-protector -fno-strict-aliasing \
+	-mno-red-zone -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI -O2 \
+	-Wall -Wextra -Werror
+EFI_LDFLAGS := -nostdlib -znocombreloc -z noexecstack -shared -Bsymbolic \
+	-T $(EFI_LIB)/elf_x86_64_efi.lds
+EFI_SECTIONS := .text .sdata .data .dynamic .dynsym .rel .rela .rel.* \
+	.rela.* .reloc
+
+efi: $(BUILD)/BOOTX64.EFI
+
+$(BUILD)/efi/kernel_blob.o: $(BUILD)/btslab.elf
+	@mkdir -p $(dir $@)
+	$(Q)$(OBJCOPY) --strip-debug $< $(BUILD)/efi/kernel.elf
+	$(Q)cd $(BUILD)/efi && $(OBJCOPY) -I binary -O elf64-x86-64 \
+		-B i386:x86-64 kernel.elf kernel_blob.o
+
+$(BUILD)/efi/efi_loader.o: boot/efi_loader.c kernel/boot_info.h | deps
+	@mkdir -p $(dir $@)
+	$(say) CC $<
+	$(Q)$(CC) $(EFI_CFLAGS) -c $< -o $@
+
+$(BUILD)/BOOTX64.EFI: $(BUILD)/efi/efi_loader.o $(BUILD)/efi/kernel_blob.o
+	$(say) EFI $@
+	$(Q)$(LD) $(EFI_LDFLAGS) -o $(BUILD)/efi/btslab-efi.so \
+		$(EFI_LIB)/crt0-efi-x86_64.o $^ -L$(EFI_LIB) -lefi -lgnuefi
+	$(Q)$(OBJCOPY) $(foreach s,$(EFI_SECTIONS),-j '$(s)') \
+		--target efi-app-x86_64 --subsystem=10 \
+		$(BUILD)/efi/btslab-efi.so $@
+
+usb: $(BUILD)/btslab-usb.img
+
+$(BUILD)/btslab-usb.img: $(BUILD)/btslab.elf $(BUILD)/BOOTX64.EFI \
+		boot/grub.cfg tools/mkusb | deps
+	$(say) USB $@
+	$(Q)tools/mkusb $@ $(BUILD)/btslab.elf boot/grub.cfg $(BUILD)/BOOTX64.EFI
+
 # --- running and testing --------------------------------------------------
 
 RUN_ARGS ?=
+# Then the report of the run (tools/report, docs/report.md), found through
+# the log path in btslab-run's last line; the exit status stays the run's.
 run: kernel
-	tools/btslab-run $(RUN_ARGS)
+	@out=$$(mktemp) || exit 2; \
+	{ tools/btslab-run $(RUN_ARGS); echo $$? > $$out.status; } | tee $$out; \
+	status=$$(cat $$out.status 2>/dev/null || echo 2); \
+	log=$$(sed -n 's/^btslab-run: .* log=//p' $$out | tail -n 1); \
+	rm -f $$out $$out.status; \
+	if [ -n "$$log" ] && [ -s "$$log" ]; then \
+		tools/report "$$log" || echo "make run: no report for $$log"; \
+	fi; \
+	exit $$status
 
 include tests/host/host.mk
 -include tests/host/bench.mk
@@ -133,7 +187,7 @@ check: host-test
 
 # Every stage runs even when an earlier one fails; each leaves
 # build/results/STAGE.txt, and the summary adds them up.
-test: kernel iso
+test: kernel iso efi usb
 	@rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results
 	@status=0; \
 	stage() { name=$$1; shift; \
@@ -151,7 +205,7 @@ test: kernel iso
 
 # --- hygiene --------------------------------------------------------------
 
-SOURCES := $(wildcard kernel/*.[ch] drivers/*.[ch] lib/*.[ch] tests/kernel/*.c tests/host/*.[ch])
+SOURCES := $(wildcard boot/*.c kernel/*.[ch] drivers/*.[ch] lib/*.[ch] tests/kernel/*.c tests/host/*.[ch])
 
 format: | deps
 	clang-format -i $(SOURCES)

@@ -1,10 +1,12 @@
 ; Multiboot headers: multiboot2 for GRUB, multiboot1 for QEMU -kernel.
 ;
 ; Both live in the first page of the image (the specifications ask for the
-; first 32 KiB and 8 KiB of the file). Neither asks for a video mode: the
-; kernel uses what the loader hands over (the framebuffer tag if there is
-; one). The ELF headers give the load addresses, so multiboot1's address
-; fields (flag bit 16) are not used.
+; first 32 KiB and 8 KiB of the file). The multiboot2 header asks GRUB for a
+; linear framebuffer, 1024x768x32 preferred, as an optional request: the
+; screen console (drivers/screen.c) draws on it, and falls back to VGA text
+; when GRUB could not set a mode. Multiboot1 asks for nothing (QEMU -kernel
+; leaves VGA text mode). The ELF headers give the load addresses, so
+; multiboot1's address fields (flag bit 16) are not used.
 
 MB2_MAGIC	equ 0xE85250D6
 MB2_ARCH_I386	equ 0
@@ -18,6 +20,13 @@ mb2_header:
 	dd MB2_ARCH_I386
 	dd mb2_header_end - mb2_header
 	dd (0x100000000 - (MB2_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))) & 0xFFFFFFFF
+	align 8
+	dw 5				; framebuffer request tag
+	dw 1				; flags: optional
+	dd 20
+	dd 1024				; width, height, depth (preferred)
+	dd 768
+	dd 32
 	align 8
 	dw 0				; end tag
 	dw 0

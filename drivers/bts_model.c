@@ -293,6 +293,9 @@ static int model_start(struct ds_area *ds, const struct bts_config *cfg,
 	m.ds = ds;
 	m.cfg = *cfg;
 	m.inside = false;
+	/* Nothing is produced by time until the test asks for a rate: a
+	 * rate left over from another test would otherwise run on. */
+	m.rate = MODEL_RATE_STOP;
 	m.cpu = this_cpu()->index;
 	m.ovf = false;
 	m.frac = 0;
@@ -397,4 +400,14 @@ void bts_model_counts(struct model_counts *out)
 void bts_model_reset_counts(void)
 {
 	m.c = (struct model_counts){ 0 };
+}
+
+const uint64_t *bts_model_dropped_counter(void)
+{
+	return &m.c.lost_at_max;
+}
+
+const uint64_t *bts_model_written_counter(void)
+{
+	return &m.c.stored;
 }

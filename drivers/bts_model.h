@@ -47,6 +47,9 @@ void bts_model_tick(void);
 void bts_model_produce(uint64_t n);
 void bts_model_counts(struct model_counts *out);
 void bts_model_reset_counts(void);
+/* The producer's own monotonic counters, for the drain strategies. */
+const uint64_t *bts_model_dropped_counter(void);
+const uint64_t *bts_model_written_counter(void);
 
 #define MODEL_SEQ_MASK	  ((1ull << 40) - 1) /* bits 4..43 of from */
 #define MODEL_KERNEL_BASE 0xFFFF800000000000ull

@@ -1,6 +1,6 @@
 /*
  * What the boot path hands to kernel_main, whichever loader it was:
- * multiboot2 (GRUB), multiboot1 (QEMU -kernel) or, later, EFI.
+ * multiboot2 (GRUB), multiboot1 (QEMU -kernel) or EFI (boot/efi_loader.c).
  */
 #ifndef KERNEL_BOOT_INFO_H
 #define KERNEL_BOOT_INFO_H
@@ -57,7 +57,14 @@ struct boot_info {
 		uint64_t addr;
 		uint32_t pitch, width, height;
 		uint8_t bpp, type; /* type: 0 indexed, 1 RGB, 2 EGA text */
+		/* Type 1: bit position and width of each colour (0: unknown). */
+		uint8_t red_pos, red_size, green_pos, green_size;
+		uint8_t blue_pos, blue_size;
 	} fb;
+
+	/* EFI boot only: the runtime services table, identity-mapped (the
+	 * loader never calls SetVirtualAddressMap); 0 otherwise. */
+	uint64_t efi_runtime;
 
 	uint32_t magic;	    /* what the loader put in EAX */
 	uint64_t entry_tsc; /* TSC at the first kernel instruction */

@@ -22,6 +22,7 @@
 #include "kernel/runner.h"
 #include "kernel/trap.h"
 #include "kernel/vectors.h"
+#include "lib/drain.h"
 #include "lib/format.h"
 
 #define BTS_MIN_RECORDS	 16
@@ -135,6 +136,27 @@ static bool bts_pmi(bool nmi)
 	s->be->pause();
 	index = s->ds->bts_index;
 	threshold = s->ds->bts_int_threshold;
+	if (s->strategy) {
+		/* The strategy decides from the index, and switches or
+		 * drains; the overflow bit alone also makes it ours. */
+		ours = drain_pmi(s->strategy);
+		if (s->be->ovf_pending()) {
+			s->be->ovf_clear();
+			ours = true;
+		}
+		if (ours) {
+			s->pmis++;
+			s->entry_tsc = tsc;
+			s->entry_index = index;
+			s->masked_on_entry += masked;
+			lapic_lvtpc_unmask();
+		} else {
+			s->not_ours++;
+		}
+		s->be->resume();
+		s->busy = false;
+		return ours;
+	}
 	ours = s->cfg.interrupt && index >= threshold;
 	if (s->be->ovf_pending()) {
 		s->be->ovf_clear();
@@ -243,13 +265,65 @@ int bts_start(struct bts_session *s, const struct bts_backend *be,
 	return 0;
 }
 
+struct ds_area *bts_ds_area(void)
+{
+	struct cpu *c = this_cpu();
+
+	if (!c->ds_area)
+		c->ds_area = pmm_alloc(sizeof(struct ds_area));
+	return c->ds_area;
+}
+
+int bts_start_strategy(struct bts_session *s, const struct bts_backend *be,
+		       const struct bts_config *cfg, struct drain *d, char *err,
+		       unsigned errlen)
+{
+	struct cpu *c = this_cpu();
+	const char *why = be->why_unavailable();
+	uint64_t flags;
+
+	if (why) {
+		lib_snprintf(err, errlen, "%s backend not available: %s",
+			     be->name, why);
+		return -1;
+	}
+	if (!apic || !bts_ds_area()) {
+		lib_snprintf(err, errlen, "no local APIC or no DS area");
+		return -1;
+	}
+	if (bts_config_check(cfg, err, errlen))
+		return -1;
+	*s = (struct bts_session){ 0 };
+	s->be = be;
+	s->cfg = *cfg;
+	s->ds = c->ds_area;
+	s->strategy = d;
+	drain_start(d); /* the strategy programs the DS area */
+	lapic_lvtpc_set(cfg->delivery, false);
+	flags = irq_save();
+	c->bts = s;
+	s->active = true;
+	if (be->start(s->ds, cfg, err, errlen)) {
+		s->active = false;
+		c->bts = 0;
+		lapic_lvtpc_set(LVTPC_NMI, true);
+		irq_restore(flags);
+		return -1;
+	}
+	irq_restore(flags);
+	return 0;
+}
+
 void bts_flush(struct bts_session *s)
 {
 	uint64_t flags = irq_save();
 
 	s->busy = true;
 	s->be->pause();
-	drain_now(s, s->ds->bts_index);
+	if (s->strategy)
+		drain_flush(s->strategy);
+	else
+		drain_now(s, s->ds->bts_index);
 	s->be->resume();
 	s->busy = false;
 	irq_restore(flags);
@@ -261,7 +335,10 @@ void bts_stop(struct bts_session *s)
 
 	s->busy = true;
 	s->be->stop();
-	drain_now(s, s->ds->bts_index);
+	if (s->strategy)
+		drain_flush(s->strategy);
+	else
+		drain_now(s, s->ds->bts_index);
 	s->active = false;
 	s->busy = false;
 	this_cpu()->bts = 0;

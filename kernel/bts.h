@@ -55,6 +55,7 @@ extern const struct bts_backend bts_hw, bts_model;
 
 /* Where the PMI path puts what it drains (the drain path's hook). */
 struct bts_session;
+struct drain;
 typedef void (*bts_drain_fn)(struct bts_session *s,
 			     const struct bts_record *recs, uint64_t n);
 
@@ -65,6 +66,7 @@ struct bts_session {
 	struct bts_record *buf;
 	bts_drain_fn drain;
 	void *drain_ctx;
+	struct drain *strategy; /* lib/drain.h; NULL: the plain copy above */
 	volatile bool active;
 	volatile bool hold; /* tests: the PMI path leaves the buffer alone */
 	volatile bool busy; /* a drain is running on this CPU */
@@ -103,6 +105,17 @@ int bts_start(struct bts_session *s, const struct bts_backend *be,
 	      unsigned errlen);
 /* Tracing off, then drain what is left in the buffer. */
 void bts_stop(struct bts_session *s);
+
+/*
+ * Start with a drain strategy (lib/drain.h) in charge of the DS buffers:
+ * the PMI path calls drain_pmi(), stop calls drain_flush(). The strategy
+ * must be initialized (drain_init) on this CPU's DS area (bts_ds_area).
+ */
+int bts_start_strategy(struct bts_session *s, const struct bts_backend *be,
+		       const struct bts_config *cfg, struct drain *d, char *err,
+		       unsigned errlen);
+/* This CPU's DS save area (allocated on first use), or NULL. */
+struct ds_area *bts_ds_area(void);
 /* Drain what is in the buffer now (outside the PMI), e.g. at the end. */
 void bts_flush(struct bts_session *s);
 /* Records in the buffer now. */

@@ -7,6 +7,7 @@
 #include "drivers/lapic.h"
 #include "drivers/pic8259.h"
 #include "drivers/qemu_exit.h"
+#include "drivers/screen.h"
 #include "drivers/serial.h"
 #include "kernel/acpi_tables.h"
 #include "kernel/arch.h"
@@ -24,6 +25,7 @@
 #include "kernel/reboot.h"
 #include "kernel/runner.h"
 #include "kernel/smp.h"
+#include "kernel/summary.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
 #include "kernel/vectors.h"
@@ -159,7 +161,8 @@ static void print_header(const struct boot_info *bi)
 	kprintf("# btslab %s (git %s) boot=%s firmware=%s\n", BTSLAB_VERSION,
 		BTSLAB_GIT, boot_path_name(bi->path),
 		firmware_name(bi->firmware));
-	if (bi->magic != 0x2BADB002u && bi->magic != 0x36D76289u)
+	if (bi->path != BOOT_EFI && bi->magic != 0x2BADB002u &&
+	    bi->magic != 0x36D76289u)
 		kprintf("# boot magic=0x%x note=\"unknown loader: no boot "
 			"information\"\n",
 			bi->magic);
@@ -211,6 +214,8 @@ static void __attribute__((noreturn)) finish(const struct run_totals *tot)
 		apic ? lapic_spurious_count() : 0,
 		apic ? lapic_error_count() : 0, pic_spurious_count(),
 		serial_dropped());
+	/* Before the closing line: once it is out, the screen is final. */
+	screen_summary(tot);
 	kprintf("# btslab done: %u passed, %u failed, %u skipped\n",
 		tot->passed, tot->failed, tot->skipped);
 	qemu_exit(tot->failed ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
@@ -256,6 +261,7 @@ void kernel_main(struct boot_info *bi)
 	qemu_detect();
 	cpuinfo_init();
 	paging_init(bi, &paging);
+	screen_init(bi);
 	pmm_init(bi);
 	pic_init(VEC_PIC_BASE);
 	if (lapic_probe())

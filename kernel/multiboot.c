@@ -68,6 +68,10 @@ struct mb2_framebuffer {
 	uint64_t addr;
 	uint32_t pitch, width, height;
 	uint8_t bpp, fb_type;
+	uint16_t reserved;
+	/* fb_type 1 (RGB) only: */
+	uint8_t red_pos, red_size, green_pos, green_size;
+	uint8_t blue_pos, blue_size;
 };
 
 static struct boot_info boot_info;
@@ -187,6 +191,14 @@ static void parse_mb2(struct boot_info *bi, const uint8_t *info)
 			bi->fb.height = fb->height;
 			bi->fb.bpp = fb->bpp;
 			bi->fb.type = fb->fb_type;
+			if (fb->fb_type == 1 && tag->size >= sizeof(*fb)) {
+				bi->fb.red_pos = fb->red_pos;
+				bi->fb.red_size = fb->red_size;
+				bi->fb.green_pos = fb->green_pos;
+				bi->fb.green_size = fb->green_size;
+				bi->fb.blue_pos = fb->blue_pos;
+				bi->fb.blue_size = fb->blue_size;
+			}
 			break;
 		}
 		case MB2_TAG_EFI32:

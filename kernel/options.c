@@ -33,6 +33,8 @@ static const struct cmdline_opt option_table[] = {
 	  &settings.watchdog_ms, 0, "default per-test time limit" },
 	{ "reboot", CL_FLAG, 0, 0, &settings.reboot, 0,
 	  "reboot at the end instead of halting (real hardware)" },
+	{ "save", CL_STR, 1, sizeof(settings.save) - 1, settings.save, 0,
+	  "efi: keep the log tail in EFI variables (EFI boot); none" },
 	{ "bts.records", CL_UINT, 16, 65536, &bts_settings.records, 0,
 	  "BTS buffer size in records" },
 	{ "bts.threshold", CL_UINT, 1, 65535, &bts_settings.threshold,
@@ -108,6 +110,10 @@ size_t options_parse(const char *cmdline, struct cmdline_errors *errs)
 		      sizeof(option_table) / sizeof(option_table[0]), errs);
 
 	check_bts(errs);
+	if (settings.save[0] && strcmp(settings.save, "efi") &&
+	    strcmp(settings.save, "none"))
+		cmdline_error(errs, "save: '%s' is not efi or none",
+			      settings.save);
 	if (!settings.tests_given)
 		return errs->n + errs->dropped;
 	split_globs(errs);

@@ -21,6 +21,7 @@ struct settings {
 	unsigned nglobs;
 	bool list;
 	bool reboot;
+	char save[8]; /* "save=": "efi" (default) or "none" */
 	uint64_t repeat;
 	uint64_t seed;
 	bool seed_given;

@@ -2,7 +2,9 @@
 #ifndef KERNEL_PAGING_H
 #define KERNEL_PAGING_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct boot_info;
 
@@ -16,5 +18,14 @@ struct paging_info {
  * write-back, everything else (device memory) uncacheable.
  */
 void paging_init(const struct boot_info *bi, struct paging_info *out);
+
+/*
+ * Make [phys, phys + len) reachable at the same virtual address,
+ * uncacheable: below 4 GiB it already is (device memory is not RAM);
+ * above, 2 MiB pages are added from a small pool of page tables (a
+ * framebuffer or firmware region placed high). False when the pool or the
+ * address space (48 bits) runs out.
+ */
+bool paging_map_device(uint64_t phys, uint64_t len);
 
 #endif

@@ -153,6 +153,16 @@ static void redirect_to_runner(struct trap_frame *f)
 {
 	struct cpu *c = this_cpu();
 
+	/*
+	 * Stop what the test started before leaving, here in the trap (maybe
+	 * an NMI): a test caught in an interrupt storm (a PMI pending again
+	 * as each handler returns) would otherwise never let the runner run
+	 * one instruction. Hooks must be safe in NMI context.
+	 */
+	for (int i = 0; i < RUNNER_MAX_ABORT_HOOKS; i++)
+		if (abort_hooks[i])
+			abort_hooks[i]();
+
 	c->test->frame = *f;
 	f->rip = (uint64_t)abort_landing;
 	f->cs = SEL_KCODE;
@@ -329,9 +339,6 @@ void runner_run(const struct test_case *tc, unsigned number,
 		/* Aborted: release what the test may have held. */
 		console_abort_unlock();
 		pic_eoi_in_service();
-		for (int i = 0; i < RUNNER_MAX_ABORT_HOOKS; i++)
-			if (abort_hooks[i])
-				abort_hooks[i]();
 	}
 	c->test_state = TEST_IDLE;
 	c->test = 0;

@@ -42,8 +42,9 @@ void runner_tick(struct trap_frame *f);
 void runner_set_seed(uint64_t seed);
 
 /*
- * Called after a test was aborted (fault or timeout), before the next
- * one: subsystems drop state the test left behind (a BTS session...).
+ * Called when a test is aborted (fault or timeout), in the trap that
+ * aborts it (possibly an NMI): subsystems stop what the test left running
+ * (a BTS session...). Hooks must not take exceptions.
  */
 #define RUNNER_MAX_ABORT_HOOKS 8
 void runner_on_abort(void (*hook)(void));

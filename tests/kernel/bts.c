@@ -99,7 +99,6 @@ static bool begin(struct test_run *t, struct bts_session *s,
 	if (is_model(t)) {
 		bts_model_reset_counts();
 		bts_model_set_source(MODEL_SYNTHETIC);
-		bts_model_set_rate(MODEL_RATE_STOP);
 	}
 	if (bts_start(s, backend(t), cfg, drain, err, sizeof(err))) {
 		t_fail(t, "starting the %s backend: %s", backend(t)->name, err);

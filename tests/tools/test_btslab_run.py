@@ -91,7 +91,9 @@ class Options(unittest.TestCase):
                 (["--boot", "cdrom", "--append", "list"], "--append needs --boot kernel"),
                 (["--iso", "x.iso"], "--iso needs --boot cdrom or --boot usb"),
                 (["--boot", "usb", "--kernel", "k.elf"], "--kernel needs --boot kernel"),
-                (["--firmware", "uefi"], "UEFI boots need --boot cdrom or usb"),
+                (["--firmware", "uefi"], "UEFI boots need --boot cdrom, usb or efi"),
+                (["--efi", "a.efi"], "--efi needs --boot efi"),
+                (["--screendump", "s.ppm", "--no-serial"], "--screendump needs the serial"),
                 (["--bogus"], "unrecognized arguments: --bogus")]:
             with self.subTest(argv=argv):
                 self.assertIn(message, parse_error(*argv))
@@ -160,6 +162,41 @@ class Command(unittest.TestCase):
         self.assertIn("usb-storage,bus=xhci.0,drive=stick,bootindex=0", c)
         self.assertIn(f"unit=0,readonly=on,file={run.OVMF_CODE}", c)
         self.assertIn("unit=1,file=/tmp/private/VARS.fd", c)
+
+
+class NewBoots(unittest.TestCase):
+    """--boot efi, --screendump and --no-serial."""
+
+    def test_efi_esp(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            app = Path(tmp) / "app.efi"
+            app.write_bytes(b"MZ")
+            o = opts("--boot", "efi", "--efi", str(app))
+            self.assertEqual(o.firmware, "uefi")
+            esp = run.make_esp(o, Path(tmp) / "plain")
+            self.assertEqual((esp / "EFI" / "BOOT" / "BOOTX64.EFI").read_bytes(), b"MZ")
+            o = opts("--boot", "efi", "--efi", str(app), "--append", "tests=kernel.*")
+            esp = run.make_esp(o, Path(tmp) / "shell")
+            self.assertFalse((esp / "EFI").exists())
+            self.assertIn("\\btslab.efi tests=kernel.*", (esp / "startup.nsh").read_text())
+            c = " ".join(run.qemu_command(o, "tcg", "/tmp/s.log", "/tmp/V.fd", esp=esp))
+            self.assertIn(f"readonly=on,file=fat:{esp}", c)
+
+    def test_screendump_has_monitor_no_exit_device(self):
+        c = run.qemu_command(opts("--screendump", "/tmp/x.ppm"), "tcg", "/tmp/s.log",
+                             monitor="/tmp/m.sock")
+        self.assertEqual(c[c.index("-monitor") + 1], "unix:/tmp/m.sock,server=on,wait=off")
+        self.assertNotIn(run.DEBUG_EXIT, c)
+
+    def test_no_serial(self):
+        c = run.qemu_command(opts("--no-serial"), "tcg", "/tmp/s.log")
+        self.assertEqual(c[c.index("-serial") + 1], "none")
+        self.assertNotIn("-chardev", c)
+        self.assertEqual(run.judge_status(run.STATUS_PASSED)[0], "pass")
+        self.assertEqual(run.judge_status(run.STATUS_FAILED)[0], "fail")
+        self.assertEqual(run.judge_status(run.STATUS_PANIC)[0], "panic")
+        self.assertEqual(run.judge_status(0)[0], "crash")
+        self.assertEqual(run.judge_status(None, "timeout")[0], "timeout")
 
 
 def log_of(text):

@@ -1,0 +1,273 @@
+/*
+ * drain.cost: what each drain design costs per record and per buffer, for
+ * buffer sizes from 64 to 16384 records, next to a plain memcpy of the
+ * same bytes measured in the same boot (the physical limit), and to the
+ * per-record output path of Linux's first BTS code (one output call per
+ * record), the baseline to beat. Figures, not verdicts: the test fails
+ * only if a measurement cannot be made or the accounts do not balance.
+ *
+ * Each sample times one drain of a full buffer, called directly (the PMI
+ * path's own cost is bts.pmi_latency's subject): inline drains in
+ * drain_pmi; switch swaps buffers in drain_pmi and copies in
+ * drain_deferred (both timed); snapshot copies the newest records out of
+ * the circular buffer. The consumer's ring is emptied between samples.
+ */
+#include "kernel/arch.h"
+#include "kernel/cpu.h"
+#include "kernel/cpuinfo.h"
+#include "kernel/measure.h"
+#include "kernel/pmm.h"
+#include "kernel/test.h"
+#include "kernel/time.h"
+#include "lib/consumer.h"
+#include "lib/drain.h"
+#include "lib/format.h"
+#include "lib/json.h"
+#include "lib/rec_format.h"
+#include "lib/ring.h"
+#include "lib/stats.h"
+#include "lib/string.h"
+
+#define MAX_RECORDS  16384
+#define RING_BYTES   (MAX_RECORDS * REC_MAX_SIZE * 2)
+#define SUBBUF_BYTES (64 * 1024)
+#define WARMUP	     3
+#define REPS	     25
+
+static const uint32_t sizes[] = { 64, 1024, 16384 };
+
+static struct {
+	struct ds_area ds;
+	struct drain d;
+	struct consumer cons;
+	struct consumer_set set;
+	void *bufs[2];
+	void *ring_mem;
+	void *copy_dst;
+	bool deferred;
+	uint32_t records;
+	uint64_t dropped, written;
+} c;
+
+static uint64_t samples[REPS];
+
+static void note_defer(void *ctx)
+{
+	(void)ctx;
+	c.deferred = true;
+}
+
+static bool alloc_once(void)
+{
+	uint64_t bytes = (uint64_t)MAX_RECORDS * BTS_RECORD_SIZE;
+
+	if (c.ring_mem)
+		return true;
+	c.bufs[0] = pmm_alloc(bytes);
+	c.bufs[1] = pmm_alloc(bytes);
+	c.copy_dst = pmm_alloc(bytes);
+	c.ring_mem = pmm_alloc(RING_BYTES + SUBBUF_BYTES);
+	if (!c.bufs[0] || !c.bufs[1] || !c.copy_dst || !c.ring_mem)
+		return false;
+	/* Records that look like the model's: kernel and user branches. */
+	for (int b = 0; b < 2; b++) {
+		struct bts_record *r = c.bufs[b];
+
+		for (uint64_t i = 0; i < MAX_RECORDS; i++) {
+			r[i].from = 0xFFFF800000000000ull | i << 4;
+			r[i].to = r[i].from + 4;
+			r[i].flags = 0;
+		}
+	}
+	return true;
+}
+
+static int setup(enum drain_id id, enum ring_mode ring, enum rec_format_id f,
+		 bool per_record)
+{
+	struct drain_cfg dc;
+	struct ring_cfg rc = {
+		.mode = ring,
+		.fmt = rec_format_get(f),
+		.mem = c.ring_mem,
+		.bytes = ring == RING_SUBBUF
+				 ? RING_BYTES / SUBBUF_BYTES * SUBBUF_BYTES
+				 : RING_BYTES,
+		.subbuf_bytes = SUBBUF_BYTES,
+		.cpu = (uint16_t)this_cpu()->index,
+	};
+
+	memset(&dc, 0, sizeof(dc));
+	dc.ds = &c.ds;
+	dc.nbufs = id == DRAIN_SWITCH ? 2 : 1;
+	dc.bufs[0] = c.bufs[0];
+	dc.bufs[1] = c.bufs[1];
+	dc.buf_records = c.records;
+	dc.headroom = c.records / 16 ? c.records / 16 : 1;
+	dc.policy = DRAIN_HEADROOM;
+	dc.dropped = &c.dropped;
+	dc.written = &c.written;
+	dc.per_record = per_record;
+	dc.sink.emit = consumer_set_emit;
+	dc.sink.ctx = &c.set;
+	dc.env.defer = note_defer;
+	if (consumer_init(&c.cons, CF_BOTH, 0, 0, &rc))
+		return -1;
+	c.set.n = 0;
+	consumer_set_add(&c.set, &c.cons);
+	c.dropped = c.written = 0;
+	if (drain_init(&c.d, id, &dc))
+		return -1;
+	drain_start(&c.d);
+	return 0;
+}
+
+/* Empty the consumer's ring (not timed). */
+static void empty_ring(void)
+{
+	struct ring *r = &c.cons.ring;
+	const struct ring_packet *p;
+
+	if (r->ops->mode == RING_SUBBUF) {
+		consumer_set_flush(&c.set);
+		while ((p = ring_subbuf_get(r)))
+			ring_subbuf_put(r, p);
+	} else if (r->ops->mode == RING_NOLOSS) {
+		while (ring_read(r, c.copy_dst, MAX_RECORDS))
+			;
+	}
+}
+
+/* One drain of a full buffer; cycles, or MEASURE_FAILED. */
+static uint64_t one_drain(void *arg)
+{
+	enum drain_id id = *(enum drain_id *)arg;
+	uint64_t t0, t1;
+
+	empty_ring();
+	if (id == DRAIN_SNAPSHOT) {
+		/* The circular buffer has gone round once: all of it is new. */
+		c.written += c.records;
+		c.ds.bts_index = c.ds.bts_base;
+		t0 = rdtsc_ordered();
+		drain_snapshot(&c.d, c.records);
+		t1 = rdtsc_ordered();
+		return t1 - t0;
+	}
+	c.ds.bts_index = c.ds.bts_base + (uint64_t)c.records * BTS_RECORD_SIZE;
+	c.written += c.records;
+	c.deferred = false;
+	t0 = rdtsc_ordered();
+	if (!drain_pmi(&c.d))
+		return MEASURE_FAILED;
+	if (id == DRAIN_SWITCH && c.deferred)
+		drain_deferred(&c.d);
+	t1 = rdtsc_ordered();
+	return t1 - t0;
+}
+
+static uint64_t one_memcpy(void *arg)
+{
+	uint64_t bytes = (uint64_t)c.records * BTS_RECORD_SIZE, t0, t1;
+
+	(void)arg;
+	t0 = rdtsc_ordered();
+	memcpy(c.copy_dst, c.bufs[0], bytes);
+	barrier();
+	t1 = rdtsc_ordered();
+	return t1 - t0;
+}
+
+static bool measure(measure_fn fn, void *arg, struct summary *out)
+{
+	struct measure_cfg cfg = { WARMUP, REPS, tsc_read_overhead() };
+	struct sample_set s;
+
+	samples_init(&s, samples, REPS);
+	if (measure_run(&cfg, fn, arg, &s))
+		return false;
+	return samples_summarize(&s, out);
+}
+
+static void report(struct test_run *t, const char *strategy, const char *ring,
+		   const char *format, const struct summary *s,
+		   uint64_t memcpy_median)
+{
+	char buf[512];
+	struct json j;
+
+	json_init(&j, buf, sizeof(buf));
+	json_begin(&j, 0);
+	json_str(&j, "name", "drain.cost");
+	json_str(&j, "strategy", strategy);
+	json_str(&j, "ring", ring);
+	json_str(&j, "format", format);
+	json_u64(&j, "records", c.records);
+	json_str(&j, "unit", "cycles/record");
+	summary_json_per(&j, s, c.records);
+	json_u64(&j, "per_buffer_median", s->median);
+	json_u64(&j, "memcpy_median", memcpy_median);
+	/* memcpy's cost over this one's: 1.0 is the physical limit. */
+	json_milli(&j, "throughput_vs_memcpy",
+		   s->median ? (int64_t)(memcpy_median * 1000 / s->median) : 0);
+	json_u64(&j, "tsc_hz", tsc.hz);
+	if (cpu_info.hypervisor)
+		json_str(&j, "hypervisor", cpu_info.hv_vendor);
+	json_end(&j);
+	t_metric(t, buf);
+}
+
+static bool one_combo(struct test_run *t, enum drain_id id, enum ring_mode ring,
+		      enum rec_format_id f, bool per_record, uint64_t mc)
+{
+	struct summary s;
+	struct bts_account a;
+
+	if (setup(id, ring, f, per_record)) {
+		t_fail(t, "%s/%s/%s at %u records: setup refused",
+		       drain_ops_get(id)->name, ring_mode_name(ring),
+		       rec_format_get(f)->name, c.records);
+		return false;
+	}
+	if (!measure(one_drain, &id, &s)) {
+		t_fail(t, "%s/%s/%s at %u records: a drain found no work",
+		       drain_ops_get(id)->name, ring_mode_name(ring),
+		       rec_format_get(f)->name, c.records);
+		return false;
+	}
+	drain_flush(&c.d);
+	bts_account_read(&c.d.acct, &a);
+	if (!bts_account_balanced(&a))
+		t_fail(t, "%s/%s/%s: producer account off by %ld",
+		       drain_ops_get(id)->name, ring_mode_name(ring),
+		       rec_format_get(f)->name, bts_account_imbalance(&a));
+	report(t, per_record ? "inline-per-record" : drain_ops_get(id)->name,
+	       ring_mode_name(ring), rec_format_get(f)->name, &s, mc);
+	return true;
+}
+
+static void drain_cost(struct test_run *t)
+{
+	struct summary m;
+
+	if (!alloc_once())
+		return t_fail(t, "no memory for the buffers");
+	for (unsigned z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		c.records = sizes[z];
+		if (!measure(one_memcpy, 0, &m))
+			return t_fail(t, "memcpy of %u records: no samples",
+				      c.records);
+		report(t, "memcpy", "none", "raw", &m, m.median);
+		/* The 2009 baseline: one output call per record. */
+		one_combo(t, DRAIN_INLINE, RING_NOLOSS, REC_RAW, true,
+			  m.median);
+		for (int id = 0; id < DRAIN_NIDS; id++)
+			for (int r = 0; r < RING_NMODES; r++)
+				for (int f = 0; f < REC_NFORMATS; f++)
+					one_combo(t, (enum drain_id)id,
+						  (enum ring_mode)r,
+						  (enum rec_format_id)f, false,
+						  m.median);
+	}
+}
+TEST_CASE(cost, .name = "drain.cost", .fn = drain_cost, .timeout_ms = 120000);
