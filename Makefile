@@ -54,7 +54,7 @@ KERNEL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(BUILD)/obj/%.o,$(KERNEL_ASM))
 VERSION_H := $(BUILD)/include/kernel/version.h
 
-.PHONY: all kernel iso efi usb run test check format lint clean deps FORCE
+.PHONY: all kernel iso efi usb run test check bench format lint clean deps FORCE
 
 all: kernel iso efi usb
 
@@ -184,6 +184,13 @@ include tests/host/host.mk
 -include tests/host/bench.mk
 
 check: host-test
+
+# Figures, not verdicts: the host benchmark of the drain path, then the
+# kernel's own drain.cost in one boot (KVM where usable: native speed).
+bench: host-bench kernel
+	tools/btslab-run --quiet --append "tests=drain.cost" --timeout 600 \
+		--log $(BUILD)/logs/bench.log --qemu-arg=-vga --qemu-arg=none
+	tools/bench-table $(BUILD)/logs/bench.log
 
 # Every stage runs even when an earlier one fails; each leaves
 # build/results/STAGE.txt, and the summary adds them up.

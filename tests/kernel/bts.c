@@ -625,9 +625,9 @@ BTS_TESTS(filter, "bts.filter", bts_filter);
 /* --- overflow storm ------------------------------------------------------ */
 
 /*
- * Overflows in a row at the highest rate (thousands, where the handler is
- * cheap): every record is delivered or counted lost, in order, and the
- * traced work goes on between overflows.
+ * Overflows in a row with the producer writing as fast as it can
+ * (thousands, where the handler is cheap): every record is delivered or
+ * counted lost, in order, and the traced work goes on between overflows.
  */
 static volatile uint64_t work_done;
 
@@ -649,13 +649,20 @@ static void bts_storm(struct test_run *t)
 	if (!begin(t, &s, &cfg, is_model(t) ? sink_check_seq : sink_copy))
 		return;
 	work_done = 0;
-	if (is_model(t))
-		bts_model_set_rate(MODEL_RATE_MAX);
+	/* 3 s for the 2000, or up to 8 s for the first 5 where each costs
+	 * a hypervisor's round trip. */
 	end = rdtsc() + ms_to_tsc(3000);
-	while (s.pmis < want && rdtsc() < end) {
+	while (s.pmis < want &&
+	       (rdtsc() < end ||
+		(s.pmis < 5 && rdtsc() < end + ms_to_tsc(5000)))) {
 		traced_work();
-		if (is_model(t))
-			bts_model_tick();
+		/*
+		 * As fast as the producer can write: a buffer's worth back to
+		 * back. (A rate tied to time, with the handler's own time
+		 * producing too, livelocks where handlers are slow: that is
+		 * char.duty_cycle's experiment, not this check.)
+		 */
+		generate(t, cfg.records);
 	}
 	bts_stop(&s);
 	ms = tsc_to_us(rdtsc() - start) / 1000;
@@ -667,7 +674,7 @@ static void bts_storm(struct test_run *t)
 	 * how many. What must hold everywhere: overflows happened, the work
 	 * went on, and the accounting below.
 	 */
-	T_ASSERT(t, s.pmis >= 10);
+	T_ASSERT(t, s.pmis >= 5);
 	T_ASSERT(t, work_done >= 1000);
 	if (s.pmis < want)
 		t_diag(t,
