@@ -42,8 +42,9 @@ static int smi_read(uint64_t *v)
 	return rdmsr_safe(MSR_SMI_COUNT, v);
 }
 
-void report_samples(struct test_run *t, const char *name, const char *mode,
-		    struct sample_set *s, uint64_t smi_delta, int smi_known)
+static void report(struct test_run *t, const char *name, const char *mode,
+		   const char *unit, struct sample_set *s, uint64_t smi_delta,
+		   int smi_known)
 {
 	struct summary sum;
 	struct json j;
@@ -58,7 +59,7 @@ void report_samples(struct test_run *t, const char *name, const char *mode,
 	json_str(&j, "name", name);
 	if (mode)
 		json_str(&j, "mode", mode);
-	json_str(&j, "unit", "cycles");
+	json_str(&j, "unit", unit);
 	summary_json(&j, &sum);
 	json_u64(&j, "dropped", s->dropped);
 	json_u64(&j, "tsc_hz", tsc.hz);
@@ -69,6 +70,18 @@ void report_samples(struct test_run *t, const char *name, const char *mode,
 		json_str(&j, "hypervisor", cpu_info.hv_vendor);
 	json_end(&j);
 	t_metric(t, buf);
+}
+
+void report_samples(struct test_run *t, const char *name, const char *mode,
+		    struct sample_set *s, uint64_t smi_delta, int smi_known)
+{
+	report(t, name, mode, "cycles", s, smi_delta, smi_known);
+}
+
+void report_samples_unit(struct test_run *t, const char *name, const char *mode,
+			 const char *unit, struct sample_set *s)
+{
+	report(t, name, mode, unit, s, 0, 0);
 }
 
 size_t measure_and_report(struct test_run *t, const char *name,

@@ -29,8 +29,11 @@ uint64_t tsc_read_overhead(void);
 size_t measure_and_report(struct test_run *t, const char *name,
 			  const char *mode, measure_fn fn, void *arg);
 
-/* Print a metric for samples gathered another way. */
+/* Print a metric for samples gathered another way (in cycles). */
 void report_samples(struct test_run *t, const char *name, const char *mode,
 		    struct sample_set *s, uint64_t smi_delta, int smi_known);
+/* The same in another unit (records, ticks...). */
+void report_samples_unit(struct test_run *t, const char *name, const char *mode,
+			 const char *unit, struct sample_set *s);
 
 #endif

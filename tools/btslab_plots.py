@@ -206,15 +206,17 @@ def livelock_points(ents):
             if rate != "absent":
                 found[key] = (rate or None, "field livelock_rate")
                 continue
-            flagged = sorted(x_of(e, spec.x_fields)[1] for e in mine if e.data.get("livelock") is True)
+            flagged = sorted(x_of(e, spec.x_fields)[1] for e in mine
+                             if e.data.get("livelock") is True)
             if flagged:
                 found[key] = (flagged[0], "point flagged livelock=true")
                 continue
             prog = [(x, p) for x, _y, _lo, _hi, p in pts if p is not None]
             if prog:
                 below = [x for x, p in prog if p < PROGRESS_LIMIT]
-                found[key] = (below[0], f"derived: first rate with progress < {PROGRESS_LIMIT:g} %") \
-                    if below else (None, f"derived: progress >= {PROGRESS_LIMIT:g} % up to rate "
+                limit = f"{PROGRESS_LIMIT:g} %"
+                found[key] = (below[0], f"derived: first rate with progress < {limit}") \
+                    if below else (None, f"derived: progress >= {limit} up to rate "
                                          f"{R.fmt(prog[-1][0])}")
         for key, (rate, source) in found.items():
             out.append({"family": spec.family, "key": key, "series": label(key),
@@ -330,7 +332,8 @@ def draw_sweep(plt, spec, unit, members, ents, hv, stem):
     line_names = []
     for k in data:
         if not is_reference(k):
-            name = label(tuple(p for p in k if p[0] in line_fields)) if line_fields else label(k, const)
+            name = label(tuple(p for p in k if p[0] in line_fields)) if line_fields \
+                else label(k, const)
             if name not in line_names:
                 line_names.append(name)
     styles = {}

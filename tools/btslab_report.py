@@ -50,6 +50,7 @@ HYPERVISORS = {"KVMKVMKVM": "KVM", "TCGTCGTCGTCG": "QEMU TCG (emulation)",
                "XenVMMXenVMM": "Xen", "VBoxVBoxVBox": "VirtualBox",
                "bhyve bhyve ": "bhyve", " lrpepyh  vr": "Parallels"}
 MAX_LISTED = 20  # garbled lines, bad metric lines ... listed by example
+MAX_BYTES = 256 << 20  # a bigger file is no serial log
 
 
 class InputError(Exception):
@@ -65,9 +66,11 @@ def load(path):
         if os.path.isdir(path):
             raise InputError(f"{path}: is a directory, not a log file")
         with open(path, "rb") as f:
-            data = f.read()
+            data = f.read(MAX_BYTES + 1)
     except OSError as e:
         raise InputError(f"{path}: {e.strerror or e}") from None
+    if len(data) > MAX_BYTES:
+        raise InputError(f"{path}: more than {MAX_BYTES >> 20} MiB, not a serial log")
     return load_bytes(data, path)
 
 
@@ -75,6 +78,11 @@ def load_bytes(data, path="<log>"):
     """Like load() for the contents of a file."""
     if not data.strip(b" \t\r\n\x00"):
         raise InputError(f"{path}: empty file, not a btslab log")
+    if data.startswith(b"\x7fELF"):
+        raise InputError(f"{path}: not a btslab log: an ELF file (the kernel image? "
+                         "give the serial log)")
+    if binary(data):
+        raise InputError(f"{path}: not a btslab log: binary data")
     log = btslab_log.parse(data)
     if not log.found_tap:
         raise InputError(f"{path}: not a btslab log: {describe_foreign(data)}")
@@ -82,6 +90,19 @@ def load_bytes(data, path="<log>"):
         raise InputError(f"{path}: not a btslab log: TAP output without a "
                          "'# btslab VERSION (git ID)' header, metric or closing line")
     return log
+
+
+def binary(data):
+    """True when over 30 % of the characters (NULs aside, as an idle serial
+    line sends them) are neither text nor escape sequences: an image, an
+    archive, a core file. Serial noise in a log is far less."""
+    sample = data[:1 << 20].replace(b"\x00", b"")
+    if not sample:
+        return False
+    text = sample.decode("utf-8", "replace")
+    odd = sum(1 for c in text if c == "\ufffd" or c == "\x7f" or
+              (c < " " and c not in "\t\n\r\x1b"))
+    return odd > 0.3 * len(text)
 
 
 def describe_foreign(data):
@@ -422,7 +443,8 @@ def machine(log):
         add("TSC", f"{hz / 1e9:.4f} GHz", f"({how})" if how else "")
     smp, madt = log.info("smp"), log.info("acpi")
     if smp:
-        add("CPUs online", smp.get("online"), f"of {smp['listed']} listed" if "listed" in smp else "",
+        add("CPUs online", smp.get("online"),
+            f"of {smp['listed']} listed" if "listed" in smp else "",
             f"({smp['failed']} failed to start)" if smp.get("failed", "0") != "0" else "")
     elif "cpus" in madt:
         add("CPUs (ACPI)", madt.get("cpus"))
@@ -769,6 +791,15 @@ def build_report(log, name, plots=(), plot_note=None, generated=None):
     if plot_note:
         doc.note("info", plot_note)
 
+    verdict_section(doc, log)
+
+    doc.heading(1, "Plots", "plots")
+    if plots:
+        for png, svg, caption, _section in plots:
+            doc.figure(png, svg, caption)
+    else:
+        doc.para(plot_note or "No metric in this log can be plotted.")
+
     doc.heading(1, "Machine", "machine")
     t = Table(["", "value"])
     t.rows = [[a, b] for a, b in machine(log)]
@@ -783,15 +814,6 @@ def build_report(log, name, plots=(), plot_note=None, generated=None):
         doc.table(t)
     else:
         doc.para("No feature lines in the header.")
-
-    verdict_section(doc, log)
-
-    doc.heading(1, "Plots", "plots")
-    if plots:
-        for png, svg, caption, _section in plots:
-            doc.figure(png, svg, caption)
-    else:
-        doc.para(plot_note or "No metric in this log can be plotted.")
 
     doc.heading(1, "Metrics", "metrics")
     if not ents:
@@ -808,6 +830,8 @@ def build_report(log, name, plots=(), plot_note=None, generated=None):
         doc.heading(2, "Livelock points")
         doc.table(ll, "the branch rate at which the traced work's forward progress falls "
                       "below 1 % (see docs/report.md)")
+
+    all_tests(doc, log)
 
     doc.heading(1, "The log itself", "log")
     t = Table(["", "count"], numeric={"count"})
@@ -851,9 +875,7 @@ def verdict_section(doc, log):
             t.rows.append([str(x.number), x.name, Cell(STATUS_WORD[x.status], "bad"),
                            msg, f.get("at", f.get("rip", ""))])
         doc.table(t)
-        for x in failed:
-            if x.yaml:
-                doc.code(x.yaml[:4000], f"YAML of test {x.number} ({x.name})")
+        doc.para("Their YAML blocks are under 'Failure details' below.")
     skipped = [x for x in log.tests if x.status == "skip"]
     if skipped:
         doc.heading(2, f"Skipped tests ({len(skipped)})")
@@ -865,6 +887,9 @@ def verdict_section(doc, log):
             names = ", ".join(x.name for x in xs[:12]) + (", ..." if len(xs) > 12 else "")
             t.rows.append([reason or "(no reason given)", names, str(len(xs))])
         doc.table(t)
+
+
+def all_tests(doc, log):
     if log.tests:
         t = Table(["#", "test", "status", "reason / message", "metrics"],
                   numeric={"#", "metrics"})
@@ -874,8 +899,13 @@ def verdict_section(doc, log):
                            Cell(word, "bad" if x.status in ("fail", "timeout") else
                                 ("warn" if x.status == "skip" else "good")),
                            x.reason or x.fields.get("message", ""), str(len(x.metrics))])
-        doc.heading(2, f"All tests ({len(log.tests)})")
+        doc.heading(1, f"All tests ({len(log.tests)})", "tests")
         doc.table(t)
+    failed = [x for x in log.tests if x.status in ("fail", "timeout") and x.yaml]
+    if failed:
+        doc.heading(1, "Failure details", "failures")
+        for x in failed:
+            doc.code(x.yaml[:4000], f"YAML of test {x.number} ({x.name})")
 
 
 def livelock_table(ents):

@@ -199,13 +199,17 @@ static void bts_threshold(struct test_run *t)
 	struct bts_config cfg;
 	struct model_counts mc;
 	unsigned i;
+	uint64_t stop;
 
 	bts_default_config(&cfg);
 	if (!begin(t, &s, &cfg, sink_copy))
 		return;
 	samples_init(&ls, lat, 64);
 	samples_init(&ss, skid, 64);
-	for (i = 0; i < 50; i++) {
+	/* Up to 50 samples; where each PMI costs a hypervisor round trip,
+	 * as many as fit in 4 s (at least 5). */
+	stop = rdtsc() + ms_to_tsc(4000);
+	for (i = 0; i < 50 && (i < 5 || rdtsc() < stop); i++) {
 		uint64_t before = s.pmis;
 
 		if (!wait_pmis(&s, before + 1, t, 0))
@@ -234,14 +238,16 @@ static void bts_threshold(struct test_run *t)
 		}
 	}
 	bts_stop(&s);
-	T_EXPECT_EQ(t, "PMIs taken", 50, i);
+	if (i < 5)
+		t_fail(t, "%u PMIs taken, expected at least 5", i);
 	if (s.early)
 		t_diag(t,
 		       "%lu PMIs found the buffer already drained by "
 		       "another NMI",
 		       s.early);
-	report_samples(t, is_model(t) ? "bts.skid.model" : "bts.skid.hw",
-		       "records", &ss, 0, 0);
+	report_samples_unit(t, is_model(t) ? "bts.skid.model" : "bts.skid.hw",
+			    cfg.delivery == LVTPC_NMI ? "nmi" : "vector",
+			    "records", &ss);
 	if (is_model(t))
 		report_samples(t, "bts.pmi_latency.model", "nmi", &ls, 0, 0);
 }

@@ -1,7 +1,6 @@
 """Tests of tools/compare (tools/btslab_compare.py) on real logs (KVM and
 TCG runs in data/report/) and small made-up ones."""
 
-import os
 import subprocess
 import sys
 import tempfile

@@ -118,6 +118,19 @@ class Loading(unittest.TestCase):
         with self.assertRaisesRegex(R.InputError, "ELF"):
             self.load_text(b"\x7fELF\x02\x01\x01" + bytes(100))
 
+    def test_binary_with_log_strings(self):
+        """A disk image that holds the kernel holds its format strings too."""
+        rnd = random.Random(2)
+        blob = bytes(rnd.randrange(256) for _ in range(20000))
+        data = bytes(4096) + blob[:10000] + MINI.encode() + blob[10000:]
+        with self.assertRaisesRegex(R.InputError, "binary data"):
+            self.load_text(data)
+
+    def test_nuls_and_noise_are_still_a_log(self):
+        """An idle serial line sends NULs; firmware sends escapes."""
+        data = b"\x00" * 50000 + b"\x1b[2J\x1b[HSeaBIOS\r\n" + MINI.encode()
+        self.assertTrue(self.load_text(data).complete)
+
     def test_foreign_text(self):
         with self.assertRaisesRegex(R.InputError, "no 'TAP version 13'.*hello"):
             self.load_text("hello world\nthis is not a log\n")
@@ -478,7 +491,8 @@ def mutations(data, rnd, every_line=True):
         yield f"bit flips {k}", bytes(b)
     yield "metric values replaced", data.replace(b'"median":', b'"median":"x",').replace(
         b'"value":', b'"value":NaN,"v0":')
-    yield "JSON oddities", data.replace(b'"unit":"', b'"unit":{"a":[1,2]},"s":"\\ud800\\u0001","u":"')
+    yield "JSON oddities", data.replace(
+        b'"unit":"', b'"unit":{"a":[1,2]},"s":"\\ud800\\u0001","u":"')
 
 
 class Property(unittest.TestCase):
