@@ -22,6 +22,7 @@ import math
 import os
 import re
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -263,9 +264,11 @@ def make_plots(ents, out_dir, log=None):
                                  plt, *a, hv, hz, st)))
     for section, stem, draw in jobs:
         try:
-            fig, caption = draw(stem)
-            fig.savefig(out_dir / f"{stem}.png", dpi=110)
-            fig.savefig(out_dir / f"{stem}.svg")
+            with warnings.catch_warnings():  # numpy on extreme values: the figure says enough
+                warnings.simplefilter("ignore")
+                fig, caption = draw(stem)
+                fig.savefig(out_dir / f"{stem}.png", dpi=110)
+                fig.savefig(out_dir / f"{stem}.svg")
             plots.append(Plot(stem, caption, section))
         except Exception as e:  # one bad figure must not stop the report
             errors.append(f"{stem}: {e.__class__.__name__}: {R.clean(e)[:200]}")
@@ -472,7 +475,7 @@ def _interpolate(xs, ys, x):
 
 def draw_distribution(plt, prefix, unit, rows, hv, hz, stem):
     n = len(rows)
-    fig, ax = plt.subplots(figsize=(9.5, 1.3 + 0.34 * n))
+    fig, ax = plt.subplots(figsize=(9.5, max(2.4, 1.4 + 0.34 * n)))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     names = list(dict.fromkeys(e.name for e in rows))
     repeated = {e.key for e in rows if e.occurrence > 0}
@@ -500,6 +503,8 @@ def draw_distribution(plt, prefix, unit, rows, hv, hz, stem):
         ax.set_xscale("log")
     elif positive and max(highs) / min(positive) > 50:
         ax.set_xscale("symlog", linthresh=min(positive))
+    ax.use_sticky_edges = False  # bars would pin the axis to the lowest median
+    ax.margins(x=0.04)
     scale = " (log scale)" if ax.get_xscale() != "linear" else ""
     ax.set_xlabel(tex(f"{unit}{scale}: whisker min..max, box median..p99, black bar median",
                       110), fontsize=9)

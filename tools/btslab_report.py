@@ -798,7 +798,8 @@ def build_report(log, name, plots=(), plot_note=None, generated=None):
         for png, svg, caption, _section in plots:
             doc.figure(png, svg, caption)
     else:
-        doc.para(plot_note or "No metric in this log can be plotted.")
+        doc.para("No plots: see the note at the top." if plot_note else
+                 "No metric in this log has min/median/p99/max to plot.")
 
     doc.heading(1, "Machine", "machine")
     t = Table(["", "value"])

@@ -31,8 +31,8 @@
 #define MAX_RECORDS  16384
 #define RING_BYTES   (MAX_RECORDS * REC_MAX_SIZE * 2)
 #define SUBBUF_BYTES (64 * 1024)
-#define WARMUP	     3
-#define REPS	     25
+#define WARMUP	     2
+#define REPS	     11
 
 static const uint32_t sizes[] = { 64, 1024, 16384 };
 
