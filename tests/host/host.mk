@@ -2,7 +2,7 @@
 # which runs from the repository root:
 #
 #   make host-test                 lib/*.c with ASan+UBSan, run test_*.c
-#   make fuzz [FUZZ_SECONDS=10]    run each fuzz_*.c under libFuzzer
+#   make fuzz [FUZZ_SECONDS=6]    run each fuzz_*.c under libFuzzer
 #   make host-clean
 #
 # Sources are found with wildcards: a new lib/x.c, tests/host/test_x.c or
@@ -29,7 +29,7 @@ HOST_TESTS := $(patsubst tests/host/%.c,$(HOST_DIR)/%, \
 	$(wildcard tests/host/test_*.c))
 
 # The gcc build above is the warnings gate; clang's differ, so no -Werror.
-FUZZ_SECONDS ?= 10
+FUZZ_SECONDS ?= 6
 HOST_FUZZ_CC := clang
 HOST_FUZZ_CFLAGS := -DBTSLAB_HOST -I. -std=gnu11 -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
