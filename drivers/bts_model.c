@@ -41,6 +41,7 @@ struct model {
 	struct ds_area *ds;
 	struct bts_config cfg;
 	unsigned cpu;
+	volatile bool active; /* between start and stop */
 	volatile bool on;     /* TR and BTS set */
 	volatile bool inside; /* normal context is in the model */
 	enum model_source source;
@@ -55,7 +56,7 @@ static struct model m;
 
 static bool on_model_cpu(void)
 {
-	return m.ds && this_cpu()->index == m.cpu;
+	return m.active && this_cpu()->index == m.cpu;
 }
 
 /* Raise the PMI as the APIC would: unless masked, set the mask, send. */
@@ -195,6 +196,9 @@ static void produce(uint64_t n)
 		n -= trips * cap;
 	}
 	while (n) {
+		/* Stopped meanwhile (by an NMI): nothing more is produced. */
+		if (!m.active)
+			return;
 		if (stopped()) {
 			account(n, true);
 			return;
@@ -293,6 +297,7 @@ static int model_start(struct ds_area *ds, const struct bts_config *cfg,
 	m.ds = ds;
 	m.cfg = *cfg;
 	m.inside = false;
+	m.active = true;
 	/* Nothing is produced by time until the test asks for a rate: a
 	 * rate left over from another test would otherwise run on. */
 	m.rate = MODEL_RATE_STOP;
@@ -328,11 +333,16 @@ static void model_resume(void)
 	m.on = true;
 }
 
+/*
+ * May run in an NMI that interrupted the model itself (the runner's abort
+ * hooks, an experiment's flood guard): the DS pointer stays valid for the
+ * interrupted code, which sees 'active' clear and stops.
+ */
 static void model_stop(void)
 {
 	model_pause();
 	trap_set_entry_hook(0);
-	m.ds = 0;
+	m.active = false;
 }
 
 static bool model_ovf_pending(void)

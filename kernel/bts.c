@@ -131,6 +131,14 @@ static bool bts_pmi(bool nmi)
 	 */
 	if (!s || !s->active || s->hold || s->busy)
 		return false;
+	if (s->stop_tsc && tsc > s->stop_tsc) {
+		/* The flood guard: end the experiment from here. */
+		s->be->stop();
+		s->active = false;
+		s->stopped_by_guard = true;
+		lapic_lvtpc_unmask();
+		return true;
+	}
 	s->busy = true;
 	masked = lapic_lvtpc_masked();
 	s->be->pause();
@@ -154,6 +162,7 @@ static bool bts_pmi(bool nmi)
 			s->not_ours++;
 		}
 		s->be->resume();
+		s->handler_cycles += rdtsc() - tsc;
 		s->busy = false;
 		return ours;
 	}
@@ -180,6 +189,7 @@ static bool bts_pmi(bool nmi)
 	drain_now(s, index);
 	lapic_lvtpc_unmask();
 	s->be->resume();
+	s->handler_cycles += rdtsc() - tsc;
 	s->busy = false;
 	(void)nmi;
 	return true;

@@ -71,6 +71,11 @@ struct bts_session {
 	volatile bool hold; /* tests: the PMI path leaves the buffer alone */
 	volatile bool busy; /* a drain is running on this CPU */
 	volatile uint64_t early; /* PMIs after another NMI drained first */
+	/* Experiments: past this TSC the PMI path stops the producer itself
+	 * (a livelocked CPU never returns to the code that would stop it). */
+	volatile uint64_t stop_tsc;
+	volatile bool stopped_by_guard;
+	volatile uint64_t handler_cycles; /* time spent in the PMI path */
 
 	/* The PMI path's own counts. */
 	volatile uint64_t pmis;		   /* PMIs taken and drained */

@@ -245,6 +245,36 @@ enum smp_call_result smp_call(unsigned cpu, void (*fn)(void *), void *arg,
 	return SMP_CALL_OK;
 }
 
+enum smp_call_result smp_call_post(unsigned cpu, void (*fn)(void *), void *arg,
+				   uint64_t *seq)
+{
+	struct call_slot *s = &slots[cpu];
+
+	if (cpu >= ncpus || !cpus[cpu].online || cpu == this_cpu()->index)
+		return SMP_CALL_OFFLINE;
+	if (__atomic_load_n(&s->done, __ATOMIC_ACQUIRE) != s->req)
+		return SMP_CALL_BUSY;
+	s->fn = fn;
+	s->arg = arg;
+	*seq = s->req + 1;
+	__atomic_store_n(&s->req, *seq, __ATOMIC_RELEASE);
+	apic->send(cpus[cpu].apic_id, APIC_DM_FIXED | VEC_CALL);
+	return SMP_CALL_OK;
+}
+
+enum smp_call_result smp_call_wait(unsigned cpu, uint64_t seq,
+				   uint64_t timeout_ms)
+{
+	uint64_t end = rdtsc() + ms_to_tsc(timeout_ms);
+
+	while (__atomic_load_n(&slots[cpu].done, __ATOMIC_ACQUIRE) != seq) {
+		if (rdtsc() > end)
+			return SMP_CALL_TIMEOUT;
+		cpu_relax();
+	}
+	return SMP_CALL_OK;
+}
+
 unsigned on_each_cpu(void (*fn)(void *), void *arg, uint64_t timeout_ms)
 {
 	unsigned failed = 0;

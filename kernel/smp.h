@@ -39,6 +39,15 @@ enum smp_call_result {
 /* Run fn(arg) on CPU 'cpu' (its index) and wait up to timeout_ms. */
 enum smp_call_result smp_call(unsigned cpu, void (*fn)(void *), void *arg,
 			      uint64_t timeout_ms);
+/*
+ * Start fn(arg) on CPU 'cpu' without waiting; smp_call_wait() then waits
+ * for it. For experiments where the caller has other work meanwhile.
+ */
+enum smp_call_result smp_call_post(unsigned cpu, void (*fn)(void *), void *arg,
+				   uint64_t *seq);
+enum smp_call_result smp_call_wait(unsigned cpu, uint64_t seq,
+				   uint64_t timeout_ms);
+
 /* Run fn(arg) on every online CPU; returns the number that failed. */
 unsigned on_each_cpu(void (*fn)(void *), void *arg, uint64_t timeout_ms);
 const char *smp_call_result_name(enum smp_call_result r);

@@ -1,0 +1,335 @@
+/*
+ * char.*: characterization experiments (issue 6), selected by naming the
+ * group (tests=char.*). Each drives the BTS model through a drain strategy
+ * and the real PMI path, checks produced == delivered + lost, and prints
+ * its figures as metrics (fields as docs/report.md expects).
+ *
+ * char.duty_cycle: at rising rates, the share of CPU time spent in
+ * overflow handling and the share of traced work that still gets done, per
+ * strategy; the first rate where progress falls below 1 % is the livelock
+ * point. A livelocked CPU never returns to the experiment's loop, so the
+ * PMI path itself ends the run at the deadline (the flood guard).
+ *
+ * char.smp_call_under_flood: the hang of the original report. CPU 1 calls
+ * CPU 0 again and again while CPU 0 takes overflows at the highest rate.
+ * With inline draining the calls should time out (CPU 0 never leaves its
+ * NMIs); with switch they complete. Needs two CPUs.
+ */
+#include "drivers/bts_model.h"
+#include "kernel/arch.h"
+#include "kernel/bts.h"
+#include "kernel/cpu.h"
+#include "kernel/defer.h"
+#include "kernel/measure.h"
+#include "kernel/pmm.h"
+#include "kernel/smp.h"
+#include "kernel/test.h"
+#include "kernel/time.h"
+#include "lib/consumer.h"
+#include "lib/drain.h"
+#include "lib/format.h"
+#include "lib/json.h"
+#include "lib/rec_format.h"
+#include "lib/ring.h"
+#include "lib/stats.h"
+#include "lib/string.h"
+
+#define SPARES		2
+#define RING_BYTES	(1024 * 1024)
+#define RUN_MS		50
+#define FLOOD_MS	400
+#define CALL_TIMEOUT_MS 50
+#define MAX_CALLS	256
+
+static struct {
+	struct drain d;
+	struct consumer cons;
+	struct consumer_set set;
+	struct defer_work work;
+	struct bts_session s;
+	void *bufs[1 + SPARES];
+	void *ring_mem;
+	uint8_t rd[64 * 1024];
+	volatile uint64_t deferred_cycles;
+} x;
+
+static volatile uint64_t work_done;
+
+static void traced_work(void)
+{
+	for (int i = 0; i < 200; i++)
+		work_done = work_done + 1;
+}
+
+static void run_deferred(struct defer_work *w)
+{
+	uint64_t t0 = rdtsc();
+
+	(void)w;
+	drain_deferred(&x.d);
+	x.deferred_cycles += rdtsc() - t0;
+}
+
+static void env_defer(void *ctx)
+{
+	(void)ctx;
+	defer_queue(&x.work);
+}
+
+static void env_kick(void *ctx)
+{
+	(void)ctx;
+	apic->send(apic->id(), APIC_DM_NMI);
+}
+
+static void empty_ring(void)
+{
+	while (ring_read(&x.cons.ring, x.rd, sizeof(x.rd) / BTS_RECORD_SIZE))
+		;
+}
+
+/* A session: the model through strategy id, a noloss raw consumer. */
+static int start(enum drain_id id, char *err, size_t len)
+{
+	struct bts_config cfg;
+	struct drain_cfg dc;
+	struct ring_cfg rc = {
+		.mode = RING_NOLOSS,
+		.fmt = rec_format_get(REC_RAW),
+		.bytes = RING_BYTES,
+		.cpu = (uint16_t)this_cpu()->index,
+	};
+	uint64_t bytes = (uint64_t)bts_settings.records * BTS_RECORD_SIZE;
+
+	for (int i = 0; i < 1 + SPARES; i++)
+		if (!x.bufs[i] && !(x.bufs[i] = pmm_alloc(bytes)))
+			return lib_snprintf(err, len, "no memory"), -1;
+	if (!x.ring_mem && !(x.ring_mem = pmm_alloc(RING_BYTES)))
+		return lib_snprintf(err, len, "no memory"), -1;
+	rc.mem = x.ring_mem;
+	bts_default_config(&cfg);
+	memset(&dc, 0, sizeof(dc));
+	dc.ds = bts_ds_area();
+	dc.nbufs = id == DRAIN_SWITCH ? 1 + SPARES : 1;
+	for (size_t i = 0; i < dc.nbufs; i++)
+		dc.bufs[i] = x.bufs[i];
+	dc.buf_records = cfg.records;
+	dc.headroom = cfg.records - cfg.threshold;
+	dc.policy = DRAIN_HEADROOM;
+	dc.dropped = bts_model_dropped_counter();
+	dc.written = bts_model_written_counter();
+	dc.sink.emit = consumer_set_emit;
+	dc.sink.ctx = &x.set;
+	dc.env.defer = env_defer;
+	dc.env.kick = env_kick;
+	x.work = (struct defer_work)DEFER_WORK_INIT(run_deferred);
+	x.deferred_cycles = 0;
+	if (consumer_init(&x.cons, CF_BOTH, 0, 0, &rc))
+		return lib_snprintf(err, len, "consumer refused"), -1;
+	x.set.n = 0;
+	consumer_set_add(&x.set, &x.cons);
+	bts_model_reset_counts();
+	bts_model_set_source(MODEL_SYNTHETIC);
+	if (drain_init(&x.d, id, &dc))
+		return lib_snprintf(err, len, "drain_init refused"), -1;
+	return bts_start_strategy(&x.s, &bts_model, &cfg, &x.d, err,
+				  (unsigned)len);
+}
+
+/* Stop, drain what is left, and check the producer's account. */
+static void finish(struct test_run *t, const char *what)
+{
+	struct bts_account a;
+
+	bts_stop(&x.s);
+	consumer_set_flush(&x.set);
+	empty_ring();
+	bts_account_read(&x.d.acct, &a);
+	if (!bts_account_balanced(&a))
+		t_fail(t, "%s: produced != delivered + lost (off by %ld)", what,
+		       bts_account_imbalance(&a));
+}
+
+/* --- duty cycle ---------------------------------------------------------- */
+
+/* Thousandths of records per microsecond: 0.1 to 1000. */
+static const uint64_t rates[] = { 100,	 300,	 1000,	 3000,	 10000,
+				  30000, 100000, 300000, 1000000 };
+
+static uint64_t baseline_work(void)
+{
+	uint64_t end = rdtsc() + ms_to_tsc(RUN_MS);
+
+	work_done = 0;
+	while (rdtsc() < end)
+		traced_work();
+	return work_done;
+}
+
+static void duty_series(struct test_run *t, enum drain_id id, uint64_t base)
+{
+	const char *name = drain_ops_get(id)->name;
+	uint64_t livelock = 0;
+	char json[400], err[96];
+	struct json j;
+
+	for (unsigned i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		uint64_t t0, end, elapsed, busy, progress_milli, duty_milli;
+
+		if (start(id, err, sizeof(err))) {
+			t_fail(t, "%s: %s", name, err);
+			return;
+		}
+		work_done = 0;
+		t0 = rdtsc();
+		end = t0 + ms_to_tsc(RUN_MS);
+		x.s.stop_tsc = end;
+		bts_model_set_rate(rates[i]);
+		while (x.s.active && rdtsc() < end) {
+			traced_work();
+			bts_model_tick();
+			empty_ring();
+		}
+		elapsed = rdtsc() - t0;
+		busy = x.s.handler_cycles + x.deferred_cycles;
+		finish(t, name);
+		duty_milli = busy * 100000 / (elapsed ? elapsed : 1);
+		progress_milli = base ? work_done * 100000 / base : 0;
+		if (!livelock && progress_milli < 1000)
+			livelock = rates[i];
+		json_init(&j, json, sizeof(json));
+		json_begin(&j, 0);
+		json_str(&j, "name", "char.duty_cycle");
+		json_str(&j, "strategy", name);
+		json_u64(&j, "buffer", bts_settings.records);
+		json_milli(&j, "rate", (int64_t)rates[i]);
+		json_str(&j, "rate_unit", "records/us");
+		json_str(&j, "unit", "%");
+		json_milli(&j, "value", (int64_t)duty_milli);
+		json_milli(&j, "progress", (int64_t)progress_milli);
+		json_u64(&j, "pmis", x.s.pmis);
+		json_bool(&j, "stopped_by_guard", x.s.stopped_by_guard);
+		json_end(&j);
+		t_metric(t, json);
+	}
+	json_init(&j, json, sizeof(json));
+	json_begin(&j, 0);
+	json_str(&j, "name", "char.duty_cycle.livelock");
+	json_str(&j, "strategy", name);
+	json_u64(&j, "buffer", bts_settings.records);
+	json_str(&j, "unit", "records/us");
+	json_milli(&j, "value", (int64_t)livelock);
+	json_bool(&j, "reached", livelock != 0);
+	json_end(&j);
+	t_metric(t, json);
+}
+
+static void char_duty_cycle(struct test_run *t)
+{
+	uint64_t base;
+
+	if (!apic)
+		return t_skip(t, "no local APIC (CPUID.1:EDX[9]=0)");
+	base = baseline_work();
+	T_ASSERT(t, base > 0);
+	duty_series(t, DRAIN_INLINE, base);
+	duty_series(t, DRAIN_SWITCH, base);
+}
+TEST_CASE(duty, .name = "char.duty_cycle", .fn = char_duty_cycle,
+	  .flags = TEST_EXPLICIT, .timeout_ms = 120000);
+
+/* --- smp_call under an overflow flood ------------------------------------ */
+
+static volatile bool flood_over;
+static uint64_t lat[MAX_CALLS];
+static struct sample_set lat_set;
+static volatile unsigned calls_ok, calls_timeout, calls_busy;
+
+static void nothing(void *arg)
+{
+	(void)arg;
+}
+
+/* On CPU 1: call CPU 0 until the flood is over. */
+static void caller(void *arg)
+{
+	(void)arg;
+	while (!flood_over) {
+		uint64_t t0 = rdtsc();
+		enum smp_call_result r =
+			smp_call(0, nothing, 0, CALL_TIMEOUT_MS);
+
+		if (r == SMP_CALL_OK) {
+			calls_ok++;
+			samples_add(&lat_set, rdtsc() - t0);
+		} else if (r == SMP_CALL_TIMEOUT) {
+			calls_timeout++;
+		} else {
+			calls_busy++;
+			tsc_delay_us(1000);
+		}
+	}
+}
+
+static void flood(struct test_run *t, enum drain_id id)
+{
+	const char *name = drain_ops_get(id)->name;
+	uint64_t seq, end;
+	char err[96], json[256];
+
+	samples_init(&lat_set, lat, MAX_CALLS);
+	calls_ok = calls_timeout = calls_busy = 0;
+	flood_over = false;
+	if (start(id, err, sizeof(err)))
+		return t_fail(t, "%s: %s", name, err);
+	end = rdtsc() + ms_to_tsc(FLOOD_MS);
+	x.s.stop_tsc = end + ms_to_tsc(100);
+	if (smp_call_post(1, caller, 0, &seq) != SMP_CALL_OK) {
+		finish(t, name);
+		return t_fail(t, "%s: could not start the caller on CPU 1",
+			      name);
+	}
+	bts_model_set_rate(MODEL_RATE_MAX);
+	while (x.s.active && rdtsc() < end) {
+		traced_work();
+		bts_model_tick();
+		empty_ring();
+	}
+	finish(t, name);
+	flood_over = true;
+	if (smp_call_wait(1, seq, 2000) != SMP_CALL_OK)
+		return t_fail(t, "%s: the caller on CPU 1 did not finish",
+			      name);
+	lib_snprintf(
+		json, sizeof(json),
+		"{\"name\":\"char.smp_call_under_flood.calls\",\"strategy\":"
+		"\"%s\",\"unit\":\"calls\",\"value\":%u,\"timeouts\":%u,"
+		"\"busy\":%u,\"timeout_ms\":%d,\"pmis\":%lu}",
+		name, calls_ok, calls_timeout, calls_busy, CALL_TIMEOUT_MS,
+		x.s.pmis);
+	t_metric(t, json);
+	if (lat_set.n)
+		report_samples(t, "char.smp_call_under_flood", name, &lat_set,
+			       0, 0);
+	t_diag(t,
+	       "%s: %u calls completed, %u timed out, %u found CPU 0 still "
+	       "busy with an earlier call",
+	       name, calls_ok, calls_timeout, calls_busy);
+	if (id == DRAIN_SWITCH && !calls_ok)
+		t_fail(t, "switch: no call completed under the flood");
+}
+
+static void char_smp_call_under_flood(struct test_run *t)
+{
+	if (!apic)
+		return t_skip(t, "no local APIC (CPUID.1:EDX[9]=0)");
+	if (smp_cpus_online() < 2)
+		return t_skip(t, "needs 2 CPUs, %u online", smp_cpus_online());
+	if (this_cpu()->index != 0)
+		return t_skip(t, "runs on the boot CPU");
+	flood(t, DRAIN_INLINE);
+	flood(t, DRAIN_SWITCH);
+}
+TEST_CASE(flood, .name = "char.smp_call_under_flood",
+	  .fn = char_smp_call_under_flood, .flags = TEST_EXPLICIT,
+	  .timeout_ms = 60000);
