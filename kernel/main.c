@@ -17,6 +17,7 @@
 #include "kernel/cpu.h"
 #include "kernel/cpuinfo.h"
 #include "kernel/defer.h"
+#include "kernel/keyfig.h"
 #include "kernel/ksyms.h"
 #include "kernel/nmi.h"
 #include "kernel/options.h"
@@ -214,6 +215,7 @@ static void __attribute__((noreturn)) finish(const struct run_totals *tot)
 		apic ? lapic_spurious_count() : 0,
 		apic ? lapic_error_count() : 0, pic_spurious_count(),
 		serial_dropped());
+	key_figures_print();
 	/* Before the closing line: once it is out, the screen is final. */
 	screen_summary(tot);
 	kprintf("# btslab done: %u passed, %u failed, %u skipped\n",

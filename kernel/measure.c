@@ -14,6 +14,12 @@
 
 static uint64_t samples[MAX_SAMPLES];
 static uint64_t overhead;
+static uint64_t last_median;
+
+uint64_t measure_last_median(void)
+{
+	return last_median;
+}
 
 static uint64_t empty_pair(void *arg)
 {
@@ -54,6 +60,7 @@ static void report(struct test_run *t, const char *name, const char *mode,
 		t_fail(t, "%s: no samples", name);
 		return;
 	}
+	last_median = sum.median;
 	json_init(&j, buf, sizeof(buf));
 	json_begin(&j, 0);
 	json_str(&j, "name", name);

@@ -29,6 +29,9 @@ uint64_t tsc_read_overhead(void);
 size_t measure_and_report(struct test_run *t, const char *name,
 			  const char *mode, measure_fn fn, void *arg);
 
+/* Median of the last measure_and_report or report_samples (0: none). */
+uint64_t measure_last_median(void);
+
 /* Print a metric for samples gathered another way (in cycles). */
 void report_samples(struct test_run *t, const char *name, const char *mode,
 		    struct sample_set *s, uint64_t smi_delta, int smi_known);

@@ -1,6 +1,6 @@
 /*
- * char.*: characterization experiments (issue 6), selected by naming the
- * group (tests=char.*). Each drives the BTS model through a drain strategy
+ * char.*: characterization experiments, part of the default suite. Each
+ * drives the BTS model through a drain strategy
  * and the real PMI path, checks produced == delivered + lost, and prints
  * its figures as metrics (fields as docs/report.md expects).
  *
@@ -20,6 +20,7 @@
 #include "kernel/bts.h"
 #include "kernel/cpu.h"
 #include "kernel/defer.h"
+#include "kernel/keyfig.h"
 #include "kernel/measure.h"
 #include "kernel/pmm.h"
 #include "kernel/smp.h"
@@ -212,6 +213,16 @@ static void duty_series(struct test_run *t, enum drain_id id, uint64_t base)
 		json_end(&j);
 		t_metric(t, json);
 	}
+	if (livelock)
+		key_figure("livelock",
+			   "%s: progress below 1%% from %lu.%03lu "
+			   "records/us (buffer %lu)",
+			   name, livelock / 1000, livelock % 1000,
+			   bts_settings.records);
+	else
+		key_figure("livelock", "%s: not reached up to %lu records/us",
+			   name,
+			   rates[sizeof(rates) / sizeof(rates[0]) - 1] / 1000);
 	json_init(&j, json, sizeof(json));
 	json_begin(&j, 0);
 	json_str(&j, "name", "char.duty_cycle.livelock");
@@ -236,7 +247,7 @@ static void char_duty_cycle(struct test_run *t)
 	duty_series(t, DRAIN_SWITCH, base);
 }
 TEST_CASE(duty, .name = "char.duty_cycle", .fn = char_duty_cycle,
-	  .flags = TEST_EXPLICIT, .timeout_ms = 120000);
+	  .timeout_ms = 120000);
 
 /* --- smp_call under an overflow flood ------------------------------------ */
 
@@ -331,5 +342,4 @@ static void char_smp_call_under_flood(struct test_run *t)
 	flood(t, DRAIN_SWITCH);
 }
 TEST_CASE(flood, .name = "char.smp_call_under_flood",
-	  .fn = char_smp_call_under_flood, .flags = TEST_EXPLICIT,
-	  .timeout_ms = 60000);
+	  .fn = char_smp_call_under_flood, .timeout_ms = 60000);

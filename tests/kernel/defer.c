@@ -10,6 +10,7 @@
 #include "kernel/defer.h"
 #include "drivers/lapic.h"
 #include "kernel/arch.h"
+#include "kernel/keyfig.h"
 #include "kernel/measure.h"
 #include "kernel/nmi.h"
 #include "kernel/test.h"
@@ -239,6 +240,8 @@ static void defer_latency(struct test_run *t)
 	nmi_register(queue_all_nmi);
 	measure_and_report(t, "defer.nmi_to_ipi", apic_mode_of(t), one_deferral,
 			   0);
+	key_figure("deferral NMI->IPI", "%s: median %lu cycles",
+		   apic_mode_of(t), measure_last_median());
 	nmi_unregister(queue_all_nmi);
 	apic_mode_leave(saved);
 }
