@@ -18,6 +18,10 @@
 struct settings settings = {
 	.repeat = 1,
 	.watchdog_ms = WATCHDOG_MS_DEFAULT,
+	.char_sizes = { 5, { 64, 256, 1024, 4096, 16384 } },
+	.char_rates = { 9, { 100, 300, 1000, 3000, 10000, 30000, 100000,
+			     300000, 1000000 } },
+	.char_repeat = 11,
 };
 
 static const struct cmdline_opt option_table[] = {
@@ -41,6 +45,12 @@ static const struct cmdline_opt option_table[] = {
 	  &bts_settings.threshold_given, "BTS interrupt threshold in records" },
 	{ "dump", CL_UINT, 0, 4096, &bts_settings.dump, 0,
 	  "print the first N drained BTS records" },
+	{ "char.sizes", CL_UINT_LIST, 16, 65536, &settings.char_sizes, 0,
+	  "buffer sizes (records) for char.drain_cost" },
+	{ "char.rates", CL_UINT_LIST, 1, 1000000, &settings.char_rates, 0,
+	  "producer rates (records per ms) for char.duty_cycle" },
+	{ "char.repeat", CL_UINT, 3, 1000, &settings.char_repeat, 0,
+	  "samples per characterization measurement" },
 };
 
 /* The group of a pattern is named literally if no wildcard precedes '.'. */

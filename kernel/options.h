@@ -26,6 +26,10 @@ struct settings {
 	uint64_t seed;
 	bool seed_given;
 	uint64_t watchdog_ms;
+	/* Characterization (tests/kernel/char.c, drain_cost.c). */
+	struct cmdline_list char_sizes; /* buffer sizes, records */
+	struct cmdline_list char_rates; /* records per millisecond */
+	uint64_t char_repeat;		/* samples per measurement */
 	char globs_buf[OPT_TESTS_MAX + 1];
 };
 

@@ -22,6 +22,7 @@
 #include "kernel/defer.h"
 #include "kernel/keyfig.h"
 #include "kernel/measure.h"
+#include "kernel/options.h"
 #include "kernel/pmm.h"
 #include "kernel/smp.h"
 #include "kernel/test.h"
@@ -153,9 +154,10 @@ static void finish(struct test_run *t, const char *what)
 
 /* --- duty cycle ---------------------------------------------------------- */
 
-/* Thousandths of records per microsecond: 0.1 to 1000. */
-static const uint64_t rates[] = { 100,	 300,	 1000,	 3000,	 10000,
-				  30000, 100000, 300000, 1000000 };
+/* Rates from char.rates= in records per millisecond, which is also the
+ * model's unit, thousandths of records per microsecond. */
+#define rates  settings.char_rates.v
+#define nrates settings.char_rates.n
 
 static uint64_t baseline_work(void)
 {
@@ -174,7 +176,7 @@ static void duty_series(struct test_run *t, enum drain_id id, uint64_t base)
 	char json[400], err[96];
 	struct json j;
 
-	for (unsigned i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+	for (unsigned i = 0; i < nrates; i++) {
 		uint64_t t0, end, elapsed, busy, progress_milli, duty_milli;
 
 		if (start(id, err, sizeof(err))) {
@@ -221,8 +223,7 @@ static void duty_series(struct test_run *t, enum drain_id id, uint64_t base)
 			   bts_settings.records);
 	else
 		key_figure("livelock", "%s: not reached up to %lu records/us",
-			   name,
-			   rates[sizeof(rates) / sizeof(rates[0]) - 1] / 1000);
+			   name, rates[nrates - 1] / 1000);
 	json_init(&j, json, sizeof(json));
 	json_begin(&j, 0);
 	json_str(&j, "name", "char.duty_cycle.livelock");

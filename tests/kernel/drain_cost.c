@@ -17,6 +17,7 @@
 #include "kernel/cpuinfo.h"
 #include "kernel/keyfig.h"
 #include "kernel/measure.h"
+#include "kernel/options.h"
 #include "kernel/pmm.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
@@ -36,7 +37,7 @@
 #define REPS	     11
 #define SWEEP_MS     15000
 
-static const uint32_t sizes[] = { 64, 1024, 16384 };
+static const uint64_t default_sizes[] = { 64, 1024, 16384 };
 
 static struct {
 	struct ds_area ds;
@@ -51,7 +52,8 @@ static struct {
 	uint64_t dropped, written;
 } c;
 
-static uint64_t samples[REPS];
+static uint64_t samples[1000];
+static unsigned reps = REPS;
 
 /* Medians per record at the summary size, noloss ring, by strategy x format. */
 #define SUMMARY_RECORDS 1024
@@ -186,14 +188,16 @@ static uint64_t one_memcpy(void *arg)
 
 static bool measure(measure_fn fn, void *arg, struct summary *out)
 {
-	struct measure_cfg cfg = { WARMUP, REPS, tsc_read_overhead() };
+	struct measure_cfg cfg = { WARMUP, reps, tsc_read_overhead() };
 	struct sample_set s;
 
-	samples_init(&s, samples, REPS);
+	samples_init(&s, samples, reps);
 	if (measure_run(&cfg, fn, arg, &s))
 		return false;
 	return samples_summarize(&s, out);
 }
+
+static const char *metric_name = "drain.cost";
 
 static void report(struct test_run *t, const char *strategy, const char *ring,
 		   const char *format, const struct summary *s,
@@ -204,7 +208,7 @@ static void report(struct test_run *t, const char *strategy, const char *ring,
 
 	json_init(&j, buf, sizeof(buf));
 	json_begin(&j, 0);
-	json_str(&j, "name", "drain.cost");
+	json_str(&j, "name", metric_name);
 	json_str(&j, "strategy", strategy);
 	json_str(&j, "ring", ring);
 	json_str(&j, "format", format);
@@ -254,7 +258,8 @@ static bool one_combo(struct test_run *t, enum drain_id id, enum ring_mode ring,
 	return true;
 }
 
-static void drain_cost(struct test_run *t)
+static void sweep(struct test_run *t, const uint64_t *sizes, size_t nsizes,
+		  bool summary)
 {
 	struct summary m;
 
@@ -262,15 +267,16 @@ static void drain_cost(struct test_run *t)
 		return t_fail(t, "no memory for the buffers");
 	uint64_t t0 = rdtsc();
 
-	for (unsigned z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+	for (unsigned z = 0; z < nsizes; z++) {
 		/* Where copies are slow (a nested hypervisor here moves about
 		 * a byte per microsecond), the sweep stops at a time bound. */
 		if (z && rdtsc() - t0 > ms_to_tsc(SWEEP_MS)) {
-			t_diag(t, "sweep stopped before %u records: over %d ms",
+			t_diag(t,
+			       "sweep stopped before %lu records: over %d ms",
 			       sizes[z], SWEEP_MS);
 			break;
 		}
-		c.records = sizes[z];
+		c.records = (uint32_t)sizes[z];
 		if (!measure(one_memcpy, 0, &m))
 			return t_fail(t, "memcpy of %u records: no samples",
 				      c.records);
@@ -285,7 +291,7 @@ static void drain_cost(struct test_run *t)
 						  (enum ring_mode)r,
 						  (enum rec_format_id)f, false,
 						  m.median);
-		if (c.records == SUMMARY_RECORDS)
+		if (summary && c.records == SUMMARY_RECORDS)
 			key_figure("drain memcpy",
 				   "%lu.%03lu cycles/record at "
 				   "%d records",
@@ -293,7 +299,7 @@ static void drain_cost(struct test_run *t)
 				   m.median * 1000 / c.records % 1000,
 				   SUMMARY_RECORDS);
 	}
-	for (int id = 0; id < DRAIN_NIDS; id++)
+	for (int id = 0; summary && id < DRAIN_NIDS; id++)
 		key_figure(drain_ops_get((enum drain_id)id)->name,
 			   "cycles/record: raw %lu.%03lu fixed %lu.%03lu "
 			   "compat32 %lu.%03lu",
@@ -304,4 +310,25 @@ static void drain_cost(struct test_run *t)
 			   summary_milli[id][REC_COMPAT32] / 1000,
 			   summary_milli[id][REC_COMPAT32] % 1000);
 }
+static void drain_cost(struct test_run *t)
+{
+	metric_name = "drain.cost";
+	reps = REPS;
+	sweep(t, default_sizes, 3, true);
+}
+
+/* The same over char.sizes= with char.repeat= samples each. */
+static void char_drain_cost(struct test_run *t)
+{
+	for (size_t i = 0; i < settings.char_sizes.n; i++)
+		if (settings.char_sizes.v[i] > MAX_RECORDS)
+			return t_fail(t, "char.sizes: %lu is above %d records",
+				      settings.char_sizes.v[i], MAX_RECORDS);
+	metric_name = "char.drain_cost";
+	reps = (unsigned)settings.char_repeat;
+	sweep(t, settings.char_sizes.v, settings.char_sizes.n, false);
+}
+TEST_CASE(char_cost, .name = "char.drain_cost", .fn = char_drain_cost,
+	  .timeout_ms = 300000);
+
 TEST_CASE(cost, .name = "drain.cost", .fn = drain_cost, .timeout_ms = 120000);
