@@ -19,8 +19,9 @@ struct settings settings = {
 	.repeat = 1,
 	.watchdog_ms = WATCHDOG_MS_DEFAULT,
 	.char_sizes = { 5, { 64, 256, 1024, 4096, 16384 } },
-	.char_rates = { 9, { 100, 300, 1000, 3000, 10000, 30000, 100000,
-			     300000, 1000000 } },
+	.char_rates = { 9,
+			{ 100, 300, 1000, 3000, 10000, 30000, 100000, 300000,
+			  1000000 } },
 	.char_repeat = 11,
 };
 

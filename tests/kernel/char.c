@@ -152,6 +152,11 @@ static void finish(struct test_run *t, const char *what)
 		       bts_account_imbalance(&a));
 }
 
+static uint64_t thr_of(const struct bts_session *s)
+{
+	return s->ds->bts_int_threshold;
+}
+
 /* --- duty cycle ---------------------------------------------------------- */
 
 /* Rates from char.rates= in records per millisecond, which is also the
@@ -344,3 +349,122 @@ static void char_smp_call_under_flood(struct test_run *t)
 }
 TEST_CASE(flood, .name = "char.smp_call_under_flood",
 	  .fn = char_smp_call_under_flood, .timeout_ms = 60000);
+
+/* --- trace gap -------------------------------------------------------------- */
+
+/*
+ * Per strategy, at a rate each keeps up with: records lost per overflow
+ * and the blind window, the cycles per overflow with tracing off in the
+ * PMI path (the deferred half of "switch" runs with tracing on).
+ */
+#define GAP_RATE 1000 /* records per ms */
+
+static void char_trace_gap(struct test_run *t)
+{
+	static const enum drain_id ids[] = { DRAIN_INLINE, DRAIN_SWITCH };
+	char err[96], json[320];
+
+	if (!apic)
+		return t_skip(t, "no local APIC (CPUID.1:EDX[9]=0)");
+	for (unsigned k = 0; k < 2; k++) {
+		const char *name = drain_ops_get(ids[k])->name;
+		struct bts_account a;
+		uint64_t end, lost, pmis;
+
+		if (start(ids[k], err, sizeof(err)))
+			return t_fail(t, "%s: %s", name, err);
+		end = rdtsc() + ms_to_tsc(RUN_MS);
+		x.s.stop_tsc = end + ms_to_tsc(RUN_MS);
+		bts_model_set_rate(GAP_RATE);
+		while (x.s.active && rdtsc() < end) {
+			traced_work();
+			bts_model_tick();
+			empty_ring();
+		}
+		pmis = x.s.pmis;
+		finish(t, name);
+		bts_account_read(&x.d.acct, &a);
+		lost = bts_account_lost_total(&a);
+		if (!pmis) {
+			t_diag(t, "%s: no overflow at %d records/ms", name,
+			       GAP_RATE);
+			continue;
+		}
+		lib_snprintf(json, sizeof(json),
+			     "{\"name\":\"char.trace_gap\",\"strategy\":\"%s\","
+			     "\"buffer\":%lu,\"rate\":%d,\"rate_unit\":"
+			     "\"records/ms\",\"unit\":\"records/overflow\","
+			     "\"value\":%lu,\"lost\":%lu,\"overflows\":%lu,"
+			     "\"blind_cycles_per_overflow\":%lu}",
+			     name, bts_settings.records, GAP_RATE, lost / pmis,
+			     lost, pmis, x.s.handler_cycles / pmis);
+		t_metric(t, json);
+		key_figure("trace gap",
+			   "%s: %lu records lost and %lu cycles "
+			   "blind per overflow",
+			   name, lost / pmis, x.s.handler_cycles / pmis);
+	}
+}
+TEST_CASE(gap, .name = "char.trace_gap", .fn = char_trace_gap,
+	  .timeout_ms = 60000);
+
+/* --- PMI latency ------------------------------------------------------------ */
+
+/*
+ * Threshold crossing to handler entry, NMI versus fixed vector. Without
+ * BTS hardware this is the model's figure (it raises the PMI through the
+ * real local APIC), and the metric says so.
+ */
+static void pmi_latency(struct test_run *t, enum lvtpc_delivery how)
+{
+	static uint64_t buf[256];
+	struct sample_set ss;
+	struct bts_session s;
+	struct bts_config cfg;
+	struct model_counts mc;
+	char err[96];
+	uint64_t stop;
+
+	bts_default_config(&cfg);
+	cfg.delivery = how;
+	bts_model_reset_counts();
+	bts_model_set_source(MODEL_SYNTHETIC);
+	if (bts_start(&s, &bts_model, &cfg, 0, err, sizeof(err)))
+		return t_fail(t, "%s", err);
+	samples_init(&ss, buf, 256);
+	stop = rdtsc() + ms_to_tsc(3000);
+	for (unsigned i = 0; i < settings.char_repeat && rdtsc() < stop; i++) {
+		uint64_t before = s.pmis;
+
+		while (s.pmis == before && rdtsc() < stop) {
+			uint64_t idx = s.ds->bts_index;
+			uint64_t thr = s.ds->bts_int_threshold;
+			uint64_t left = idx < thr ? (thr - idx) / 24 : 0;
+
+			bts_model_produce(left > 1 ? left - 1 : 1);
+		}
+		bts_model_counts(&mc);
+		if (s.pmis != before && s.entry_tsc > mc.raise_tsc &&
+		    s.entry_index >= thr_of(&s))
+			samples_add(&ss, s.entry_tsc - mc.raise_tsc);
+	}
+	bts_stop(&s);
+	if (!ss.n)
+		return t_fail(t, "no PMI latency sample");
+	report_samples(t,
+		       how == LVTPC_NMI ? "char.pmi_latency.model.nmi"
+					: "char.pmi_latency.model.vector",
+		       how == LVTPC_NMI ? "nmi" : "vector", &ss, 0, 0);
+	key_figure("PMI latency (model)", "%s: median %lu cycles",
+		   how == LVTPC_NMI ? "nmi" : "vector", measure_last_median());
+}
+
+static void char_pmi_latency(struct test_run *t)
+{
+	if (!apic)
+		return t_skip(t, "no local APIC (CPUID.1:EDX[9]=0)");
+	pmi_latency(t, LVTPC_NMI);
+	pmi_latency(t, LVTPC_VECTOR);
+}
+TEST_CASE(pmi_lat, .name = "char.pmi_latency", .fn = char_pmi_latency,
+	  .timeout_ms = 60000);
