@@ -17,6 +17,7 @@
 #include "kernel/cpu.h"
 #include "kernel/cpuinfo.h"
 #include "kernel/defer.h"
+#include "kernel/fixup.h"
 #include "kernel/keyfig.h"
 #include "kernel/ksyms.h"
 #include "kernel/nmi.h"
@@ -140,6 +141,18 @@ static void print_timers(void)
 		apic_timer_has_deadline());
 }
 
+/* Memory types: the firmware's MTRR default and the PAT (caching of RAM). */
+static void print_memtype(void)
+{
+	uint64_t def = 0, pat = 0;
+	int def_ok = rdmsr_safe(0x2FF, &def) == 0;
+	int pat_ok = rdmsr_safe(0x277, &pat) == 0;
+
+	kprintf("# memtype mtrr_def_type=0x%lx mtrr_read=%d pat=0x%lx "
+		"pat_read=%d\n",
+		def, def_ok, pat, pat_ok);
+}
+
 static void print_smp(void)
 {
 	kprintf("# smp online=%u listed=%u failed=%u capped=%u max=%d "
@@ -181,6 +194,7 @@ static void print_header(const struct boot_info *bi)
 	print_acpi();
 	print_apic();
 	print_timers();
+	print_memtype();
 	print_smp();
 	if (bi->fb.present)
 		kprintf("# framebuffer width=%u height=%u bpp=%u type=%u "

@@ -91,7 +91,20 @@ static void empty_ring(void)
 }
 
 /* A session: the model through strategy id, a noloss raw consumer. */
+/* Buffer sizes of the duty-cycle series, and the largest one allocated. */
+static const uint32_t duty_sizes[] = { 512, 2048 };
+#define DUTY_MAX_RECORDS 2048
+
+static int start_sized(enum drain_id id, uint32_t records, char *err,
+		       size_t len);
+
 static int start(enum drain_id id, char *err, size_t len)
+{
+	return start_sized(id, (uint32_t)bts_settings.records, err, len);
+}
+
+static int start_sized(enum drain_id id, uint32_t records, char *err,
+		       size_t len)
 {
 	struct bts_config cfg;
 	struct drain_cfg dc;
@@ -101,7 +114,10 @@ static int start(enum drain_id id, char *err, size_t len)
 		.bytes = RING_BYTES,
 		.cpu = (uint16_t)this_cpu()->index,
 	};
-	uint64_t bytes = (uint64_t)bts_settings.records * BTS_RECORD_SIZE;
+	uint64_t bytes = (uint64_t)(bts_settings.records > DUTY_MAX_RECORDS
+					    ? bts_settings.records
+					    : DUTY_MAX_RECORDS) *
+			 BTS_RECORD_SIZE;
 
 	for (int i = 0; i < 1 + SPARES; i++)
 		if (!x.bufs[i] && !(x.bufs[i] = pmm_alloc(bytes)))
@@ -110,6 +126,10 @@ static int start(enum drain_id id, char *err, size_t len)
 		return lib_snprintf(err, len, "no memory"), -1;
 	rc.mem = x.ring_mem;
 	bts_default_config(&cfg);
+	if (records != cfg.records) {
+		cfg.records = records;
+		cfg.threshold = records - records / 16;
+	}
 	memset(&dc, 0, sizeof(dc));
 	dc.ds = bts_ds_area();
 	dc.nbufs = id == DRAIN_SWITCH ? 1 + SPARES : 1;
@@ -174,7 +194,8 @@ static uint64_t baseline_work(void)
 	return work_done;
 }
 
-static void duty_series(struct test_run *t, enum drain_id id, uint64_t base)
+static void duty_series(struct test_run *t, enum drain_id id, uint64_t base,
+			uint32_t records)
 {
 	const char *name = drain_ops_get(id)->name;
 	uint64_t livelock = 0;
@@ -184,7 +205,7 @@ static void duty_series(struct test_run *t, enum drain_id id, uint64_t base)
 	for (unsigned i = 0; i < nrates; i++) {
 		uint64_t t0, end, elapsed, busy, progress_milli, duty_milli;
 
-		if (start(id, err, sizeof(err))) {
+		if (start_sized(id, records, err, sizeof(err))) {
 			t_fail(t, "%s: %s", name, err);
 			return;
 		}
@@ -209,7 +230,7 @@ static void duty_series(struct test_run *t, enum drain_id id, uint64_t base)
 		json_begin(&j, 0);
 		json_str(&j, "name", "char.duty_cycle");
 		json_str(&j, "strategy", name);
-		json_u64(&j, "buffer", bts_settings.records);
+		json_u64(&j, "buffer", records);
 		json_milli(&j, "rate", (int64_t)rates[i]);
 		json_str(&j, "rate_unit", "records/us");
 		json_str(&j, "unit", "%");
@@ -223,9 +244,8 @@ static void duty_series(struct test_run *t, enum drain_id id, uint64_t base)
 	if (livelock)
 		key_figure("livelock",
 			   "%s: progress below 1%% from %lu.%03lu "
-			   "records/us (buffer %lu)",
-			   name, livelock / 1000, livelock % 1000,
-			   bts_settings.records);
+			   "records/us (buffer %u)",
+			   name, livelock / 1000, livelock % 1000, records);
 	else
 		key_figure("livelock", "%s: not reached up to %lu records/us",
 			   name, rates[nrates - 1] / 1000);
@@ -233,7 +253,7 @@ static void duty_series(struct test_run *t, enum drain_id id, uint64_t base)
 	json_begin(&j, 0);
 	json_str(&j, "name", "char.duty_cycle.livelock");
 	json_str(&j, "strategy", name);
-	json_u64(&j, "buffer", bts_settings.records);
+	json_u64(&j, "buffer", records);
 	json_str(&j, "unit", "records/us");
 	json_milli(&j, "value", (int64_t)livelock);
 	json_bool(&j, "reached", livelock != 0);
@@ -249,8 +269,11 @@ static void char_duty_cycle(struct test_run *t)
 		return t_skip(t, "no local APIC (CPUID.1:EDX[9]=0)");
 	base = baseline_work();
 	T_ASSERT(t, base > 0);
-	duty_series(t, DRAIN_INLINE, base);
-	duty_series(t, DRAIN_SWITCH, base);
+	for (unsigned k = 0; k < sizeof(duty_sizes) / sizeof(duty_sizes[0]);
+	     k++) {
+		duty_series(t, DRAIN_INLINE, base, duty_sizes[k]);
+		duty_series(t, DRAIN_SWITCH, base, duty_sizes[k]);
+	}
 }
 TEST_CASE(duty, .name = "char.duty_cycle", .fn = char_duty_cycle,
 	  .timeout_ms = 120000);
@@ -332,6 +355,9 @@ static void flood(struct test_run *t, enum drain_id id)
 	       "%s: %u calls completed, %u timed out, %u found CPU 0 still "
 	       "busy with an earlier call",
 	       name, calls_ok, calls_timeout, calls_busy);
+	key_figure("smp_call under flood",
+		   "%s: %u completed, %u timed out, %u refused busy", name,
+		   calls_ok, calls_timeout, calls_busy);
 	if (id == DRAIN_SWITCH && !calls_ok)
 		t_fail(t, "switch: no call completed under the flood");
 }
