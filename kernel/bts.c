@@ -68,14 +68,9 @@ int bts_config_check(const struct bts_config *cfg, char *err, unsigned len)
 	return 0;
 }
 
-/* This CPU's DS area and a buffer of at least 'bytes', kept for reuse. */
-static int get_memory(struct cpu *c, uint64_t bytes)
+/* A buffer of at least 'bytes' for this CPU, kept for reuse. */
+static int get_buffer(struct cpu *c, uint64_t bytes)
 {
-	if (!c->ds_area) {
-		c->ds_area = pmm_alloc(sizeof(struct ds_area));
-		if (!c->ds_area)
-			return -1;
-	}
 	if (c->bts_buf_bytes < bytes) {
 		void *b = pmm_alloc(bytes);
 
@@ -118,12 +113,46 @@ static void drain_now(struct bts_session *s, uint64_t index)
 	s->ds->bts_index = s->ds->bts_base;
 }
 
+/*
+ * Whether the PMI is a BTS one, and if so drain: the strategy decides from
+ * the index and switches or drains; without one, the index against the
+ * threshold decides and the plain copy drains. The overflow bit alone also
+ * makes it ours.
+ */
+static bool drain_if_ours(struct bts_session *s, uint64_t index,
+			  uint64_t threshold)
+{
+	bool ours = s->strategy ? drain_pmi(s->strategy)
+				: s->cfg.interrupt && index >= threshold;
+
+	if (s->be->ovf_pending()) {
+		s->be->ovf_clear();
+		ours = true;
+	}
+	if (ours && !s->strategy)
+		drain_now(s, index);
+	return ours;
+}
+
+static void count_pmi(struct bts_session *s, uint64_t tsc, uint64_t index,
+		      uint64_t threshold, bool masked)
+{
+	s->pmis++;
+	s->entry_tsc = tsc;
+	s->entry_index = index;
+	s->masked_on_entry += masked;
+	if (index < threshold)
+		s->early++;
+	else if ((index - threshold) / BTS_RECORD_SIZE > s->skid_max)
+		s->skid_max = (index - threshold) / BTS_RECORD_SIZE;
+}
+
 /* The PMI path, for both deliveries. True when it was a BTS PMI. */
-static bool bts_pmi(bool nmi)
+static bool bts_pmi(void)
 {
 	struct bts_session *s = this_cpu()->bts;
 	uint64_t tsc = rdtsc(), index, threshold;
-	bool masked, ours;
+	bool ours;
 
 	/*
 	 * An NMI while a drain runs (a fixed-vector PMI, or a flush, being
@@ -140,71 +169,36 @@ static bool bts_pmi(bool nmi)
 		return true;
 	}
 	s->busy = true;
-	masked = lapic_lvtpc_masked();
 	s->be->pause();
 	index = s->ds->bts_index;
 	threshold = s->ds->bts_int_threshold;
-	if (s->strategy) {
-		/* The strategy decides from the index, and switches or
-		 * drains; the overflow bit alone also makes it ours. */
-		ours = drain_pmi(s->strategy);
-		if (s->be->ovf_pending()) {
-			s->be->ovf_clear();
-			ours = true;
-		}
-		if (ours) {
-			s->pmis++;
-			s->entry_tsc = tsc;
-			s->entry_index = index;
-			s->masked_on_entry += masked;
-			lapic_lvtpc_unmask();
-		} else {
-			s->not_ours++;
-		}
-		s->be->resume();
-		s->handler_cycles += rdtsc() - tsc;
-		s->busy = false;
-		return ours;
-	}
-	ours = s->cfg.interrupt && index >= threshold;
-	if (s->be->ovf_pending()) {
-		s->be->ovf_clear();
-		ours = true;
-	}
-	if (!ours) {
+	ours = drain_if_ours(s, index, threshold);
+	if (ours) {
+		/* Deciding did not touch the LVTPC: the mask is as the APIC
+		 * left it on delivery (read only now, an APIC access is an
+		 * exit under a hypervisor and most NMIs are not ours). */
+		count_pmi(s, tsc, index, threshold, lapic_lvtpc_masked());
+		/* The threshold condition is gone: no second PMI follows. */
+		lapic_lvtpc_unmask();
+	} else {
 		s->not_ours++;
-		s->be->resume();
-		s->busy = false;
-		return false;
 	}
-	if (index < threshold)
-		s->early++;
-	s->pmis++;
-	s->entry_tsc = tsc;
-	s->entry_index = index;
-	s->masked_on_entry += masked;
-	if (index > threshold &&
-	    (index - threshold) / BTS_RECORD_SIZE > s->skid_max)
-		s->skid_max = (index - threshold) / BTS_RECORD_SIZE;
-	drain_now(s, index);
-	lapic_lvtpc_unmask();
 	s->be->resume();
 	s->handler_cycles += rdtsc() - tsc;
 	s->busy = false;
-	(void)nmi;
-	return true;
+	return ours;
 }
 
 static bool bts_pmi_nmi(struct trap_frame *f)
 {
 	(void)f;
-	return bts_pmi(true);
+	return bts_pmi();
 }
 
 static void bts_pmi_vector(struct trap_frame *f)
 {
 	(void)f;
-	bts_pmi(false);
+	bts_pmi();
 	lapic_eoi();
 }
 
@@ -229,13 +223,21 @@ void bts_init(void)
 	trap_set_handler(VEC_PMI, bts_pmi_vector);
 }
 
-int bts_start(struct bts_session *s, const struct bts_backend *be,
-	      const struct bts_config *cfg, bts_drain_fn drain, char *err,
-	      unsigned errlen)
+struct ds_area *bts_ds_area(void)
 {
 	struct cpu *c = this_cpu();
+
+	if (!c->ds_area)
+		c->ds_area = pmm_alloc(sizeof(struct ds_area));
+	return c->ds_area;
+}
+
+/* What both ways of starting need: the backend, an APIC, a sane config. */
+static int start_checks(const struct bts_backend *be,
+			const struct bts_config *cfg, char *err,
+			unsigned errlen)
+{
 	const char *why = be->why_unavailable();
-	uint64_t flags;
 
 	if (why) {
 		lib_snprintf(err, errlen, "%s backend not available: %s",
@@ -246,25 +248,33 @@ int bts_start(struct bts_session *s, const struct bts_backend *be,
 		lib_snprintf(err, errlen, "no local APIC for the PMI");
 		return -1;
 	}
-	if (bts_config_check(cfg, err, errlen))
-		return -1;
-	if (get_memory(c, (uint64_t)cfg->records * BTS_RECORD_SIZE)) {
-		lib_snprintf(err, errlen, "no memory for %u records",
-			     cfg->records);
+	if (!bts_ds_area()) {
+		lib_snprintf(err, errlen, "no memory for the DS save area");
 		return -1;
 	}
+	return bts_config_check(cfg, err, errlen);
+}
+
+static void session_init(struct bts_session *s, const struct bts_backend *be,
+			 const struct bts_config *cfg)
+{
 	*s = (struct bts_session){ 0 };
 	s->be = be;
 	s->cfg = *cfg;
-	s->ds = c->ds_area;
-	s->buf = c->bts_buf;
-	s->drain = drain;
-	ds_setup(s->ds, s->buf, cfg);
-	lapic_lvtpc_set(cfg->delivery, false);
+	s->ds = this_cpu()->ds_area;
+}
+
+/* The DS area is programmed: make the session this CPU's and trace. */
+static int activate(struct bts_session *s, char *err, unsigned errlen)
+{
+	struct cpu *c = this_cpu();
+	uint64_t flags;
+
+	lapic_lvtpc_set(s->cfg.delivery, false);
 	flags = irq_save();
 	c->bts = s;
 	s->active = true;
-	if (be->start(s->ds, cfg, err, errlen)) {
+	if (s->be->start(s->ds, &s->cfg, err, errlen)) {
 		s->active = false;
 		c->bts = 0;
 		lapic_lvtpc_set(LVTPC_NMI, true);
@@ -275,53 +285,34 @@ int bts_start(struct bts_session *s, const struct bts_backend *be,
 	return 0;
 }
 
-struct ds_area *bts_ds_area(void)
+int bts_start(struct bts_session *s, const struct bts_backend *be,
+	      const struct bts_config *cfg, bts_drain_fn drain, char *err,
+	      unsigned errlen)
 {
-	struct cpu *c = this_cpu();
-
-	if (!c->ds_area)
-		c->ds_area = pmm_alloc(sizeof(struct ds_area));
-	return c->ds_area;
+	if (start_checks(be, cfg, err, errlen))
+		return -1;
+	if (get_buffer(this_cpu(), (uint64_t)cfg->records * BTS_RECORD_SIZE)) {
+		lib_snprintf(err, errlen, "no memory for %u records",
+			     cfg->records);
+		return -1;
+	}
+	session_init(s, be, cfg);
+	s->buf = this_cpu()->bts_buf;
+	s->drain = drain;
+	ds_setup(s->ds, s->buf, cfg);
+	return activate(s, err, errlen);
 }
 
 int bts_start_strategy(struct bts_session *s, const struct bts_backend *be,
 		       const struct bts_config *cfg, struct drain *d, char *err,
 		       unsigned errlen)
 {
-	struct cpu *c = this_cpu();
-	const char *why = be->why_unavailable();
-	uint64_t flags;
-
-	if (why) {
-		lib_snprintf(err, errlen, "%s backend not available: %s",
-			     be->name, why);
+	if (start_checks(be, cfg, err, errlen))
 		return -1;
-	}
-	if (!apic || !bts_ds_area()) {
-		lib_snprintf(err, errlen, "no local APIC or no DS area");
-		return -1;
-	}
-	if (bts_config_check(cfg, err, errlen))
-		return -1;
-	*s = (struct bts_session){ 0 };
-	s->be = be;
-	s->cfg = *cfg;
-	s->ds = c->ds_area;
+	session_init(s, be, cfg);
 	s->strategy = d;
 	drain_start(d); /* the strategy programs the DS area */
-	lapic_lvtpc_set(cfg->delivery, false);
-	flags = irq_save();
-	c->bts = s;
-	s->active = true;
-	if (be->start(s->ds, cfg, err, errlen)) {
-		s->active = false;
-		c->bts = 0;
-		lapic_lvtpc_set(LVTPC_NMI, true);
-		irq_restore(flags);
-		return -1;
-	}
-	irq_restore(flags);
-	return 0;
+	return activate(s, err, errlen);
 }
 
 void bts_flush(struct bts_session *s)
