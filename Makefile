@@ -50,8 +50,14 @@ KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 \
 
 KERNEL_C := $(wildcard kernel/*.c drivers/*.c lib/*.c tests/kernel/*.c)
 KERNEL_ASM := $(wildcard boot/*.asm kernel/*.asm tests/kernel/*.asm)
+# User programs (ring 3): position independent, linked into the .user
+# section (linker.ld), which the kernel maps a second time for user mode.
+USER_C := $(wildcard user/*.c)
+USER_CFLAGS := $(filter-out -fno-pic -fno-pie,$(KERNEL_CFLAGS)) \
+	-fpie -fvisibility=hidden -fno-jump-tables -fno-builtin
 KERNEL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C)) \
-	$(patsubst %.asm,$(BUILD)/obj/%.o,$(KERNEL_ASM))
+	$(patsubst %.asm,$(BUILD)/obj/%.o,$(KERNEL_ASM)) \
+	$(patsubst %.c,$(BUILD)/obj/%.o,$(USER_C))
 VERSION_H := $(BUILD)/include/kernel/version.h
 
 .PHONY: all kernel iso efi usb run test check bench format lint clean deps FORCE
@@ -67,6 +73,16 @@ $(BUILD)/obj/%.o: %.c $(VERSION_H) | deps
 	@mkdir -p $(dir $@)
 	$(say) CC $<
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+# A user object may reach nothing outside the .user section.
+$(BUILD)/obj/user/%.o: user/%.c $(VERSION_H) | deps
+	@mkdir -p $(dir $@)
+	$(say) CC-USER $<
+	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@.tmp
+	$(Q)undef=$$(nm -u $@.tmp); if [ -n "$$undef" ]; then \
+		echo "$<: user code calls outside user/: $$undef" >&2; \
+		rm -f $@.tmp; exit 1; fi
+	$(Q)objcopy --prefix-alloc-sections=.user $@.tmp $@ && rm -f $@.tmp
 
 $(BUILD)/obj/%.o: %.asm | deps
 	@mkdir -p $(dir $@)

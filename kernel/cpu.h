@@ -34,6 +34,10 @@ struct ds_area;
 #define SEL_UCODE64 0x28
 #define SEL_TSS	    0x30
 
+/* Offsets used by assembly (checked in kernel/thread.c). */
+#define CPU_SYSCALL_KSTACK   8
+#define CPU_SYSCALL_USER_RSP 16
+
 struct tss {
 	uint32_t reserved0;
 	uint64_t rsp[3];
@@ -51,6 +55,10 @@ enum test_state {
 
 struct cpu {
 	struct cpu *self; /* at %gs:0, see this_cpu() */
+	/* SYSCALL entry (kernel/uentry.asm): the kernel stack to switch to
+	 * and where the user stack pointer is kept meanwhile. */
+	uint64_t syscall_kstack;   /* at %gs:8 */
+	uint64_t syscall_user_rsp; /* at %gs:16 */
 	unsigned index;
 	uint32_t apic_id;
 	volatile bool online;
@@ -74,6 +82,10 @@ struct cpu {
 	volatile enum test_state test_state;
 	struct ctx runner_ctx;
 	struct test_run *test;
+
+	/* Threads (kernel/thread.c): the one running here, the scheduler. */
+	struct thread *thread;
+	struct sched *sched;
 
 	uint8_t ist_nmi[IST_STACK_SIZE] __attribute__((aligned(16)));
 	uint8_t ist_df[IST_STACK_SIZE] __attribute__((aligned(16)));

@@ -12,6 +12,7 @@ section .text
 
 extern trap_dispatch
 global isr_stubs
+global isr_iret
 
 ; Vectors for which the CPU pushes an error code.
 %define HAS_ERR(v) ((v) == 8 || ((v) >= 10 && (v) <= 14) || (v) == 17 || (v) == 21 || (v) == 29 || (v) == 30)
@@ -66,6 +67,7 @@ isr_common:
 	pop rbx
 	pop rax
 	add rsp, 16			; vector and error code
+isr_iret:
 	iretq
 
 section .rodata

@@ -5,6 +5,7 @@
  * the last function.
  */
 #include "kernel/ksyms.h"
+#include <stdbool.h>
 
 #include "lib/format.h"
 #include "lib/string.h"
@@ -20,7 +21,7 @@ struct ksym_table {
 };
 
 extern const struct ksym_table __ksyms_start;
-extern const char __text_end[];
+extern const char __text_end[], __user_start[], __user_text_end[];
 
 size_t ksym_count(void)
 {
@@ -32,7 +33,11 @@ const char *ksym_lookup(uint64_t addr, uint64_t *offset)
 	const struct ksym_table *t = &__ksyms_start;
 	size_t lo = 0, hi = t->count;
 
-	if (!t->count || addr < t->sym[0].addr || addr >= (uint64_t)__text_end)
+	bool user = addr >= (uint64_t)__user_start &&
+		    addr < (uint64_t)__user_text_end;
+
+	if (!t->count || addr < t->sym[0].addr ||
+	    (addr >= (uint64_t)__text_end && !user))
 		return NULL;
 	/* Find the last symbol at or below addr. */
 	while (hi - lo > 1) {

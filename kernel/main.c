@@ -30,6 +30,7 @@
 #include "kernel/summary.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
+#include "kernel/user.h"
 #include "kernel/vectors.h"
 #include "kernel/version.h"
 #include "kernel/watchdog.h"
@@ -153,6 +154,18 @@ static void print_memtype(void)
 		def, def_ok, pat, pat_ok);
 }
 
+static void print_user(void)
+{
+	const char *why = user_unavailable();
+
+	if (why)
+		kprintf("# user mode=none reason=\"%s\"\n", why);
+	else
+		kprintf("# user mode=ring3 image=0x%llx stacks=0x%llx "
+			"entry=syscall\n",
+			USER_IMAGE_BASE, USER_STACK_BASE);
+}
+
 static void print_smp(void)
 {
 	kprintf("# smp online=%u listed=%u failed=%u capped=%u max=%d "
@@ -196,6 +209,7 @@ static void print_header(const struct boot_info *bi)
 	print_timers();
 	print_memtype();
 	print_smp();
+	print_user();
 	if (bi->fb.present)
 		kprintf("# framebuffer width=%u height=%u bpp=%u type=%u "
 			"addr=0x%lx\n",
@@ -279,6 +293,7 @@ void kernel_main(struct boot_info *bi)
 	paging_init(bi, &paging);
 	screen_init(bi);
 	pmm_init(bi);
+	user_init();
 	pic_init(VEC_PIC_BASE);
 	if (lapic_probe())
 		lapic_set_mode(apic_boot.x2apic_at_boot ? APIC_MODE_X2APIC

@@ -12,6 +12,8 @@
 #include "kernel/ksyms.h"
 #include "kernel/panic.h"
 #include "kernel/runner.h"
+#include "kernel/thread.h"
+#include "kernel/user.h"
 
 extern const struct ex_entry __ex_table_start[], __ex_table_end[];
 
@@ -120,7 +122,7 @@ void trap_set_entry_hook(trap_handler h)
 	__atomic_store_n(&entry_hook, h, __ATOMIC_RELEASE);
 }
 
-void trap_dispatch(struct trap_frame *f)
+static void dispatch(struct trap_frame *f, bool from_user)
 {
 	unsigned v = f->vector;
 	trap_handler h = trap_get_handler(v);
@@ -139,6 +141,9 @@ void trap_dispatch(struct trap_frame *f)
 		__atomic_add_fetch(&unexpected_interrupts, 1, __ATOMIC_RELAXED);
 		return;
 	}
+	/* An exception in user code ends that thread, not the kernel. */
+	if (from_user && thread_fault_current(f))
+		return;
 	if (this_cpu()->nmi_depth) {
 		/* Its IRETQ would unblock NMIs on a live NMI stack (nmi.h). */
 		panic_trap_in_nmi(f);
@@ -152,4 +157,16 @@ void trap_dispatch(struct trap_frame *f)
 	if (runner_abort_exception(f))
 		return;
 	panic_trap(f);
+}
+
+void trap_dispatch(struct trap_frame *f)
+{
+	bool from_user = (f->cs & 3) == 3;
+
+	if (from_user)
+		user_mode_enter(f);
+	dispatch(f, from_user);
+	/* Still going back to user mode (not redirected by the runner). */
+	if ((f->cs & 3) == 3)
+		user_mode_exit(f);
 }
