@@ -34,6 +34,7 @@
 #include "kernel/cpu.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
+#include "kernel/user.h"
 
 extern const uint64_t isr_stubs[256];
 
@@ -47,9 +48,14 @@ struct model {
 	enum model_source source;
 	uint64_t rate; /* thousandths of records per microsecond */
 	uint64_t last_tsc;
-	uint64_t frac; /* owed thousandths not yet produced */
-	bool ovf;      /* our OvfBuf: set when a PMI is raised */
+	uint64_t frac;	/* owed thousandths not yet produced */
+	bool ovf;	/* our OvfBuf: set when a PMI is raised */
+	bool cpl3;	/* modes: the CPU is in user mode */
+	uint64_t burst; /* modes: records made at every event, besides time */
 	struct model_counts c;
+	/* Test oracle: every record made, before the CPL filter. */
+	struct bts_record *shadow;
+	uint64_t shadow_cap, shadow_n;
 };
 
 static struct model m;
@@ -85,13 +91,26 @@ static void raise_pmi(uint64_t index)
 		apic->send(0, APIC_DEST_SELF | APIC_DM_FIXED | (lvt & 0xFF));
 }
 
-/* One record, as the hardware writes it. Returns false when stopped. */
-static bool put(uint64_t from, uint64_t to, bool user)
+/*
+ * One record, as the hardware writes it. Returns false when stopped.
+ * The CPL filter drops a record whose two ends are both at a suppressed
+ * privilege level; a transition (user to kernel or back) is kept when
+ * either side is traced: what an OS's software filter then expects to
+ * turn into an "entered kernel" / "returned to user" mark. The SDM does
+ * not say which CPL qualifies a transition: HARDWARE.md, **verify**.
+ */
+static bool put2(uint64_t from, uint64_t to, bool user_from, bool user_to)
 {
 	struct ds_area *ds = m.ds;
 	uint64_t idx;
 
-	if ((user && m.cfg.off_usr) || (!user && m.cfg.off_os)) {
+	if (m.shadow && m.shadow_n < m.shadow_cap)
+		m.shadow[m.shadow_n++] =
+			(struct bts_record){ .from = from, .to = to };
+	else if (m.shadow)
+		m.shadow_n++; /* counted: the test sees it overflowed */
+	if ((m.cfg.off_usr && user_from && user_to) ||
+	    (m.cfg.off_os && !user_from && !user_to)) {
 		m.c.filtered++;
 		return true;
 	}
@@ -127,10 +146,15 @@ static bool put(uint64_t from, uint64_t to, bool user)
 	return true;
 }
 
+static bool put(uint64_t from, uint64_t to, bool user)
+{
+	return put2(from, to, user, user);
+}
+
 static void put_synthetic(void)
 {
 	uint64_t seq = m.c.next_seq++;
-	bool user = bts_model_seq_user(seq);
+	bool user = m.source == MODEL_MODES ? m.cpl3 : bts_model_seq_user(seq);
 	uint64_t from = (user ? MODEL_USER_BASE : MODEL_KERNEL_BASE) | seq << 4;
 
 	put(from, from + 4, user);
@@ -156,7 +180,9 @@ static uint64_t users_below(uint64_t x)
 static void account(uint64_t n, bool lost)
 {
 	uint64_t first = m.c.next_seq;
-	uint64_t user = users_below(first + n) - users_below(first);
+	uint64_t user = m.source == MODEL_MODES
+				? (m.cpl3 ? n : 0)
+				: users_below(first + n) - users_below(first);
 	uint64_t kernel = n - user;
 	uint64_t kept =
 		(m.cfg.off_usr ? 0 : user) + (m.cfg.off_os ? 0 : kernel);
@@ -164,6 +190,8 @@ static void account(uint64_t n, bool lost)
 	m.c.next_seq += n;
 	m.c.filtered += n - kept;
 	m.c.produced += kept;
+	if (m.shadow)
+		m.shadow_n += n; /* not kept one by one: overflowed */
 	if (lost)
 		m.c.lost_at_max += kept;
 	else
@@ -235,11 +263,17 @@ static uint64_t owed(uint64_t now)
 	return n;
 }
 
+/* Sources that produce by elapsed time. */
+static bool by_time(void)
+{
+	return m.source == MODEL_SYNTHETIC || m.source == MODEL_MODES;
+}
+
 void bts_model_tick(void)
 {
 	uint64_t n;
 
-	if (!on_model_cpu() || !m.on || m.inside || m.source != MODEL_SYNTHETIC)
+	if (!on_model_cpu() || !m.on || m.inside || !by_time())
 		return;
 	m.inside = true;
 	n = owed(rdtsc());
@@ -266,21 +300,70 @@ void bts_model_branch(uint64_t from, uint64_t to)
 	m.inside = false;
 }
 
+/* Materialize the records owed for the time so far (and the burst). */
+static void catch_up(void)
+{
+	uint64_t n = owed(rdtsc());
+
+	m.last_tsc = rdtsc();
+	if (m.source == MODEL_MODES)
+		n += m.burst;
+	produce(n);
+}
+
 /* Interrupts and exceptions: materialize the time so far, and record the
- * interrupt itself, which is a branch like any other. */
+ * interrupt itself, which is a branch like any other. Entries from user
+ * mode were handled by model_mode() just before. */
 static void model_trap(struct trap_frame *f)
 {
-	if (!on_model_cpu() || !m.on || m.inside)
+	if (!on_model_cpu() || !m.on || m.inside || (f->cs & 3) == 3)
 		return;
 	m.inside = true;
 	if (m.source == MODEL_SYNTHETIC) {
-		uint64_t n = owed(rdtsc());
-
-		m.last_tsc = rdtsc();
-		produce(n);
+		catch_up();
+	} else if (m.source == MODEL_MODES) {
+		catch_up();
+		m.c.next_seq++;
+		put(f->rip, isr_stubs[f->vector & 0xFF], false);
 	} else {
 		put(f->rip, isr_stubs[f->vector & 0xFF], false);
 	}
+	m.inside = false;
+}
+
+/*
+ * Ring transitions (kernel/user.c): the time so far belongs to the mode
+ * being left; then the transition itself is a branch record, user to
+ * kernel entry (syscall, interrupt or exception) or kernel exit to user.
+ * The mode is tracked even while tracing is off.
+ */
+static void model_mode(const struct trap_frame *f, bool entering)
+{
+	uint64_t from, to;
+
+	if (!on_model_cpu())
+		return;
+	if (!m.on || m.inside || m.source != MODEL_MODES) {
+		m.cpl3 = !entering;
+		return;
+	}
+	m.inside = true;
+	catch_up();
+	if (entering) {
+		/* SYSCALL: rcx is past the 2-byte instruction. */
+		from = f->vector == VEC_SYSCALL ? f->rip - 2 : f->rip;
+		to = f->vector == VEC_SYSCALL ? (uint64_t)syscall_entry
+					      : isr_stubs[f->vector & 0xFF];
+	} else {
+		from = f->vector == VEC_SYSCALL	     ? (uint64_t)syscall_sysret
+		       : f->vector == VEC_USER_START ? (uint64_t)user_iret
+						     : (uint64_t)isr_iret;
+		to = f->rip;
+	}
+	m.c.next_seq++;
+	put2(from, to, !entering, entering);
+	m.c.transitions++;
+	m.cpl3 = !entering;
 	m.inside = false;
 }
 
@@ -301,11 +384,14 @@ static int model_start(struct ds_area *ds, const struct bts_config *cfg,
 	/* Nothing is produced by time until the test asks for a rate: a
 	 * rate left over from another test would otherwise run on. */
 	m.rate = MODEL_RATE_STOP;
+	m.burst = 0;
 	m.cpu = this_cpu()->index;
 	m.ovf = false;
 	m.frac = 0;
 	m.last_tsc = rdtsc();
+	m.cpl3 = false; /* started from kernel code */
 	trap_set_entry_hook(model_trap);
+	user_set_mode_hook(model_mode);
 	m.on = true;
 	return 0;
 }
@@ -314,7 +400,7 @@ static void model_pause(void)
 {
 	if (!on_model_cpu())
 		return;
-	if (m.on && !m.inside && m.source == MODEL_SYNTHETIC) {
+	if (m.on && !m.inside && by_time()) {
 		uint64_t n;
 
 		m.inside = true;
@@ -342,6 +428,7 @@ static void model_stop(void)
 {
 	model_pause();
 	trap_set_entry_hook(0);
+	user_set_mode_hook(0);
 	m.active = false;
 }
 
@@ -396,10 +483,27 @@ void bts_model_set_rate(uint64_t milli_per_us)
 	m.last_tsc = rdtsc();
 }
 
+void bts_model_set_burst(uint64_t n)
+{
+	m.burst = n;
+}
+
 void bts_model_set_source(enum model_source src)
 {
 	m.source = src;
 	prev_pc = 0;
+}
+
+void bts_model_set_shadow(struct bts_record *buf, uint64_t cap)
+{
+	m.shadow_n = 0;
+	m.shadow_cap = cap;
+	m.shadow = buf;
+}
+
+uint64_t bts_model_shadow_count(void)
+{
+	return m.shadow_n;
 }
 
 void bts_model_counts(struct model_counts *out)

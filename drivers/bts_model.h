@@ -19,6 +19,15 @@
 enum model_source {
 	MODEL_SYNTHETIC, /* sequence-numbered records at a rate */
 	MODEL_BRANCHES,	 /* real branches of code built with trace-pc */
+	/*
+	 * Records by time as MODEL_SYNTHETIC, each of the privilege level
+	 * the CPU was at (user: MODEL_USER_BASE, kernel: MODEL_KERNEL_BASE),
+	 * and at every ring transition the transition's own record with
+	 * its real addresses: user rip -> syscall entry or IDT stub, and
+	 * SYSRET / IRETQ -> user rip. Interrupts in kernel mode are records
+	 * too (rip -> stub). Every record takes a sequence number.
+	 */
+	MODEL_MODES,
 };
 
 /* Records per microsecond, in thousandths. */
@@ -37,15 +46,30 @@ struct model_counts {
 	uint64_t raise_index; /* index when it was raised */
 	uint64_t throttled;   /* owed by the rate but beyond what one tick
 			       * can simulate: never produced, so no loss */
+	uint64_t transitions; /* modes: ring transitions recorded */
 };
 
 void bts_model_set_rate(uint64_t milli_per_us);
 void bts_model_set_source(enum model_source src);
+/*
+ * MODEL_MODES: n records of the current privilege level at every ring
+ * transition and interrupt, on top of the rate: a workload-bound record
+ * count that does not depend on how fast the machine (or emulator) runs.
+ * Reset to 0 at start, like the rate.
+ */
+void bts_model_set_burst(uint64_t n);
 /* Produce the records owed for the time tracing has been on. */
 void bts_model_tick(void);
 /* Produce n synthetic records now, whatever the rate. */
 void bts_model_produce(uint64_t n);
 void bts_model_counts(struct model_counts *out);
+/*
+ * Test oracle: from now on every record the model makes is also copied
+ * to buf (up to cap; the count goes on past it), before the CPL filter
+ * and whatever happens to it in the buffer. NULL turns it off.
+ */
+void bts_model_set_shadow(struct bts_record *buf, uint64_t cap);
+uint64_t bts_model_shadow_count(void);
 void bts_model_reset_counts(void);
 /* The producer's own monotonic counters, for the drain strategies. */
 const uint64_t *bts_model_dropped_counter(void);

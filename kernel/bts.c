@@ -315,7 +315,7 @@ int bts_start_strategy(struct bts_session *s, const struct bts_backend *be,
 	return activate(s, err, errlen);
 }
 
-void bts_flush(struct bts_session *s)
+void bts_sync(struct bts_session *s, bool resume)
 {
 	uint64_t flags = irq_save();
 
@@ -325,9 +325,20 @@ void bts_flush(struct bts_session *s)
 		drain_flush(s->strategy);
 	else
 		drain_now(s, s->ds->bts_index);
-	s->be->resume();
+	if (resume)
+		s->be->resume();
 	s->busy = false;
 	irq_restore(flags);
+}
+
+void bts_flush(struct bts_session *s)
+{
+	bts_sync(s, true);
+}
+
+void bts_resume(struct bts_session *s)
+{
+	s->be->resume();
 }
 
 void bts_stop(struct bts_session *s)

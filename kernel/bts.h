@@ -123,6 +123,9 @@ int bts_start_strategy(struct bts_session *s, const struct bts_backend *be,
 struct ds_area *bts_ds_area(void);
 /* Drain what is in the buffer now (outside the PMI), e.g. at the end. */
 void bts_flush(struct bts_session *s);
+/* The same, leaving tracing paused unless resume; bts_resume() later. */
+void bts_sync(struct bts_session *s, bool resume);
+void bts_resume(struct bts_session *s);
 /* Records in the buffer now. */
 uint64_t bts_pending(const struct bts_session *s);
 

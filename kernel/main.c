@@ -28,6 +28,7 @@
 #include "kernel/runner.h"
 #include "kernel/smp.h"
 #include "kernel/summary.h"
+#include "kernel/thread.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
 #include "kernel/user.h"
@@ -310,6 +311,7 @@ void kernel_main(struct boot_info *bi)
 	if (apic) {
 		smp_init();
 		bts_init();
+		threads_probe();
 	}
 
 	nerr = options_parse(bi->cmdline, &errs);

@@ -25,6 +25,7 @@
 #include "kernel/user.h"
 #include "kernel/vectors.h"
 #include "lib/format.h"
+#include "user/usys.h"
 
 extern const char user_start[]; /* user/crt.c: calls fn(arg), then exit */
 
@@ -95,7 +96,7 @@ static void __attribute__((noreturn)) thread_first(void)
 	f.rip = user_addr(user_start);
 	f.cs = SEL_UCODE64 | 3;
 	f.rsp = rsp;
-	f.vector = VEC_SYSCALL;
+	f.vector = VEC_USER_START;
 	user_mode_exit(&f);
 	/* rsp: as after a call, so user_start sees an aligned frame. */
 	user_enter(f.rip, rsp - 8, t->entry, t->arg);
@@ -167,6 +168,7 @@ bool thread_fault_current(const struct trap_frame *f)
 	t->fault.rsp = f->rsp;
 	t->fault.error_code = f->error_code;
 	t->fault.cr2 = f->vector == VEC_PF ? read_cr2() : 0;
+	t->fault.cs = f->cs;
 	if (k)
 		ksym_format(k, sym, sizeof(sym));
 	else
@@ -319,4 +321,43 @@ int threads_run(struct thread **ts, unsigned n, const struct sched_cfg *cfg,
 	if (stats)
 		*stats = s.stats;
 	return 0;
+}
+
+/*
+ * Boot-time probe: one thread that makes system calls and exits. Under
+ * some hypervisors SYSCALL does not work (nested KVM on AMD here enters
+ * the kernel's entry point still at CPL 3); user mode is then disabled
+ * with what was seen, and every test that needs it skips saying so.
+ */
+void threads_probe(void)
+{
+	static char why[160];
+	struct thread th, *ts[1] = { &th };
+	struct sched_cfg cfg = { .timeout_ms = 2000 };
+	char err[96];
+
+	if (user_unavailable())
+		return;
+	if (thread_init(&th, 0, uprog_syscalls, 3, err, sizeof(err)) ||
+	    threads_run(ts, 1, &cfg, 0, err, sizeof(err))) {
+		lib_snprintf(why, sizeof(why), "probe failed: %s", err);
+		user_set_unavailable(why);
+		return;
+	}
+	if (th.state == TH_EXITED && th.exit_code == (int64_t)th.id)
+		return;
+	if (th.state == TH_FAULTED && th.fault.rip == (uint64_t)syscall_entry)
+		lib_snprintf(why, sizeof(why),
+			     "SYSCALL reached its entry point at CPL %lu "
+			     "(\"%s\" there, CS=0x%lx; probed at boot): the "
+			     "CPU or hypervisor does not switch rings",
+			     th.fault.cs & 3, trap_name(th.fault.vector),
+			     th.fault.cs);
+	else
+		lib_snprintf(why, sizeof(why),
+			     "probe thread ended %s (exit %ld, vector %u at "
+			     "0x%lx)",
+			     thread_state_name(th.state), th.exit_code,
+			     th.fault.vector, th.fault.rip);
+	user_set_unavailable(why);
 }

@@ -34,7 +34,7 @@ enum thread_state {
 
 struct thread_fault {
 	unsigned vector;
-	uint64_t rip, cr2, error_code, rsp;
+	uint64_t rip, cr2, error_code, rsp, cs;
 };
 
 struct thread {
@@ -88,6 +88,9 @@ int threads_run(struct thread **ts, unsigned n, const struct sched_cfg *cfg,
 		struct sched_stats *stats, char *err, unsigned len);
 
 const char *thread_state_name(enum thread_state s);
+
+/* At boot: run a probe thread; on failure user mode is unavailable. */
+void threads_probe(void);
 
 /* For the system calls and trap dispatch (the running thread). */
 void thread_exit_current(int64_t code);

@@ -95,6 +95,12 @@ const char *user_unavailable(void)
 	return ready ? 0 : why_not ? why_not : "user_init() not run";
 }
 
+void user_set_unavailable(const char *why)
+{
+	why_not = why;
+	ready = false;
+}
+
 uint64_t user_addr(const void *sym)
 {
 	uint64_t a = (uint64_t)sym;

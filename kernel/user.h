@@ -38,12 +38,16 @@ struct trap_frame;
 #define USER_STACK_SIZE	 (16ull << 10)
 #define USER_STACK_SLOTS 64
 
-/* Pseudo-vector of a trap frame built by the SYSCALL entry. */
-#define VEC_SYSCALL 0x100
+/* Pseudo-vectors: a frame built by the SYSCALL entry, and the frame of
+ * a thread's first entry into user mode. */
+#define VEC_SYSCALL    0x100
+#define VEC_USER_START 0x101
 
 /* Map the user image (once, on the boot CPU). False when it cannot be. */
 bool user_init(void);
 const char *user_unavailable(void);
+/* Disable user mode (a failed probe), with the reason. */
+void user_set_unavailable(const char *why);
 
 /* The user alias of a kernel symbol inside the .user section, or 0. */
 uint64_t user_addr(const void *kernel_sym);
