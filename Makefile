@@ -131,13 +131,26 @@ $(BUILD)/btslab32.elf: $(BUILD)/btslab.elf
 
 iso: $(BUILD)/btslab.iso
 
-$(BUILD)/btslab.iso: $(BUILD)/btslab.elf boot/grub.cfg | deps
-	@rm -rf $(BUILD)/iso && mkdir -p $(BUILD)/iso/boot/grub
-	$(Q)cp $(BUILD)/btslab.elf $(BUILD)/iso/boot/btslab.elf
-	$(Q)cp boot/grub.cfg $(BUILD)/iso/boot/grub/grub.cfg
+# $(call grub-iso,STAGING-DIR,GRUB.CFG): the kernel and GRUB.CFG in a GRUB
+# ISO (BIOS + UEFI) at $@.
+define grub-iso
+	@rm -rf $(1) && mkdir -p $(1)/boot/grub
+	$(Q)cp $(BUILD)/btslab.elf $(1)/boot/btslab.elf
+	$(Q)cp $(2) $(1)/boot/grub/grub.cfg
 	$(say) ISO $@
-	$(Q)grub-mkrescue -o $@ $(BUILD)/iso 2> $(BUILD)/grub-mkrescue.log || \
-		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
+	$(Q)grub-mkrescue -o $@ $(1) 2> $(1)-grub-mkrescue.log || \
+		{ cat $(1)-grub-mkrescue.log; exit 1; }
+endef
+
+$(BUILD)/btslab.iso: $(BUILD)/btslab.elf boot/grub.cfg | deps
+	$(call grub-iso,$(BUILD)/iso,boot/grub.cfg)
+
+# Test only (make test, matrix scenario x2apic-handover): GRUB sets x2APIC
+# mode in IA32_APIC_BASE before it boots the kernel.
+TEST_ISOS := $(BUILD)/test/btslab-x2apic.iso
+
+$(BUILD)/test/btslab-x2apic.iso: $(BUILD)/btslab.elf tests/qemu/x2apic-handover.cfg | deps
+	$(call grub-iso,$(BUILD)/test/x2apic-iso,tests/qemu/x2apic-handover.cfg)
 
 # The direct EFI application: boot/efi_loader.c built with GNU-EFI as a
 # PE image, with the kernel ELF (debug information stripped) embedded.
@@ -210,7 +223,7 @@ bench: host-bench kernel
 
 # Every stage runs even when an earlier one fails; each leaves
 # build/results/STAGE.txt, and the summary adds them up.
-test: kernel iso efi usb
+test: kernel iso efi usb $(TEST_ISOS)
 	@rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results
 	@status=0; \
 	stage() { name=$$1; shift; \

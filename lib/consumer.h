@@ -9,9 +9,23 @@
  * keep is. Each consumer keeps its own account:
  * offered == delivered + filtered + lost.
  *
- * Filters, until user mode exists, are address ranges: "kernel" keeps a
- * record with either end in the kernel range (the jumps into, inside and
- * out of the kernel), "user" one with either end outside it, "both" all.
+ * Filters go by privilege mode (modes.h: the consumer's mode_map sorts
+ * each record into user, kernel, entry or exit), one record at a time:
+ *
+ *   both    every record as it is.
+ *   user    user records kept, kernel records filtered; an entry becomes
+ *           a REC_KERNEL_ENTER pseudo-record (from = the user address,
+ *           to = 0, kind = the map's entry_kind of the kernel target),
+ *           an exit a REC_KERNEL_EXIT (from = 0, to = the user address).
+ *   kernel  kernel records kept, user records filtered; an entry becomes
+ *           REC_KERNEL_ENTER (from = 0, to = the kernel address, kind),
+ *           an exit REC_KERNEL_EXIT (from = the kernel address, to = 0).
+ *
+ * So a user-only stream never shows a kernel address, nor a kernel-only
+ * stream a user address, yet each shows where the other mode ran. A
+ * pseudo-record is the record it replaces, delivered: one record in, one
+ * out, with its sequence number (and lost, with the same cause, when the
+ * ring cannot keep it), so the account above still balances.
  */
 #ifndef LIB_CONSUMER_H
 #define LIB_CONSUMER_H
@@ -21,6 +35,7 @@
 #include <stdint.h>
 
 #include "lib/bts_account.h"
+#include "lib/modes.h"
 #include "lib/ring.h"
 
 enum consumer_filter {
@@ -34,7 +49,7 @@ enum consumer_filter {
 
 struct consumer {
 	enum consumer_filter filter;
-	uint64_t kernel_lo, kernel_hi; /* [lo, hi): kernel addresses */
+	struct mode_map map; /* a copy of the one given at init */
 	struct ring ring;
 	struct bts_account acct;
 };
@@ -44,11 +59,16 @@ struct consumer_set {
 	size_t n;
 };
 
-/* Set up c with its ring over rc->mem. Returns 0, or -1 (bad ring). */
+/*
+ * Set up c with its ring over rc->mem. map (copied; its entry_kind
+ * callback and ctx must outlive c) sorts records by mode; NULL is the
+ * default map (mode_map_default). Returns 0, or -1 (bad filter, a map
+ * with user_lo > user_hi, bad ring).
+ */
 int consumer_init(struct consumer *c, enum consumer_filter filter,
-		  uint64_t kernel_lo, uint64_t kernel_hi,
-		  const struct ring_cfg *rc);
+		  const struct mode_map *map, const struct ring_cfg *rc);
 
+/* Does r reach c's ring (as it is or as a pseudo-record)? */
 bool consumer_accepts(const struct consumer *c, const struct bts_record *r);
 
 /* Add c to the set; -1 when the set is full. */

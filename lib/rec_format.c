@@ -36,6 +36,45 @@ static void raw_encode_lost(void *dst, uint64_t count,
 	memcpy(dst, &r, sizeof(r));
 }
 
+static void raw_encode_mode(void *dst, enum rec_type type, enum entry_kind kind,
+			    uint64_t from, uint64_t to, uint64_t seq,
+			    uint16_t cpu)
+{
+	struct bts_record r = {
+		.from = from,
+		.to = to,
+		.flags = REC_RAW_MODE |
+			 ((uint64_t)type & REC_TYPE_MASK) << REC_TYPE_SHIFT |
+			 ((uint64_t)kind & REC_KIND_MASK) << REC_KIND_SHIFT,
+	};
+
+	(void)seq;
+	(void)cpu;
+	memcpy(dst, &r, sizeof(r));
+}
+
+static bool is_mode_type(uint64_t type)
+{
+	return type == REC_KERNEL_ENTER || type == REC_KERNEL_EXIT;
+}
+
+/*
+ * The type and kind of a raw or compat32 pseudo-record from its flags
+ * word, of which only the bits in allowed may be set.
+ */
+static bool mode_from_flags(uint64_t flags, uint64_t allowed,
+			    struct rec_event *ev)
+{
+	uint64_t type = (flags >> REC_TYPE_SHIFT) & REC_TYPE_MASK;
+	uint64_t kind = (flags >> REC_KIND_SHIFT) & REC_KIND_MASK;
+
+	allowed |= REC_TYPE_MASK << REC_TYPE_SHIFT | REC_KIND_MASK
+							     << REC_KIND_SHIFT;
+	ev->type = (enum rec_type)type;
+	ev->kind = (enum entry_kind)kind;
+	return is_mode_type(type) && kind < ENTRY_NKINDS && !(flags & ~allowed);
+}
+
 static bool raw_decode(const void *src, struct rec_event *ev)
 {
 	struct bts_record r;
@@ -46,7 +85,13 @@ static bool raw_decode(const void *src, struct rec_event *ev)
 		ev->type = REC_LOST;
 		ev->lost = r.to;
 		ev->cause = (r.flags >> REC_CAUSE_SHIFT) & REC_CAUSE_MASK;
-		return r.from == 0 && ev->cause < BTS_LOSS_NR;
+		return r.from == 0 && ev->cause < BTS_LOSS_NR &&
+		       !(r.flags & REC_RAW_MODE);
+	}
+	if (r.flags & REC_RAW_MODE) {
+		ev->from = r.from;
+		ev->to = r.to;
+		return mode_from_flags(r.flags, REC_RAW_MODE, ev);
 	}
 	ev->from = r.from;
 	ev->to = r.to;
@@ -106,6 +151,19 @@ static void fixed_encode_lost(void *dst, uint64_t count,
 	put64(out + 24, cause);
 }
 
+static void fixed_encode_mode(void *dst, enum rec_type type,
+			      enum entry_kind kind, uint64_t from, uint64_t to,
+			      uint64_t seq, uint16_t cpu)
+{
+	uint8_t *out = dst;
+	uint32_t flags = ((uint32_t)kind << REC_F_KIND_SHIFT) & REC_F_KIND_MASK;
+
+	put64(out, fixed_header((uint8_t)type, cpu, flags));
+	put64(out + 8, seq);
+	put64(out + 16, from);
+	put64(out + 24, to);
+}
+
 static bool fixed_decode(const void *src, struct rec_event *ev)
 {
 	struct rec_fixed f;
@@ -116,7 +174,15 @@ static bool fixed_decode(const void *src, struct rec_event *ev)
 		.cpu = f.cpu,
 		.seq = f.seq,
 	};
-	if (f.version != REC_FIXED_VERSION || (f.flags & ~REC_F_PREDICTED))
+	if (f.version != REC_FIXED_VERSION)
+		return false;
+	if (is_mode_type(f.type)) {
+		ev->from = f.from;
+		ev->to = f.to;
+		ev->kind = (enum entry_kind)(f.flags >> REC_F_KIND_SHIFT);
+		return !(f.flags & ~REC_F_KIND_MASK) && ev->kind < ENTRY_NKINDS;
+	}
+	if (f.flags & ~REC_F_PREDICTED)
 		return false;
 	if (f.type == REC_LOST) {
 		ev->lost = f.from;
@@ -162,6 +228,24 @@ static void c32_encode_lost(void *dst, uint64_t count,
 	memcpy(dst, &c, sizeof(c));
 }
 
+static void c32_encode_mode(void *dst, enum rec_type type, enum entry_kind kind,
+			    uint64_t from, uint64_t to, uint64_t seq,
+			    uint16_t cpu)
+{
+	struct rec_compat32 c = {
+		.from = (uint32_t)from,
+		.to = (uint32_t)to,
+		.flags = REC_C32_MODE |
+			 (uint32_t)((type & REC_TYPE_MASK) << REC_TYPE_SHIFT) |
+			 (uint32_t)((kind & REC_KIND_MASK) << REC_KIND_SHIFT) |
+			 (((from | to) >> 32) ? REC_C32_TRUNC : 0),
+	};
+
+	(void)seq;
+	(void)cpu;
+	memcpy(dst, &c, sizeof(c));
+}
+
 static bool c32_decode(const void *src, struct rec_event *ev)
 {
 	const uint32_t known = REC_C32_TRUNC | (uint32_t)BTS_FLAG_PREDICTED;
@@ -173,7 +257,15 @@ static bool c32_decode(const void *src, struct rec_event *ev)
 		ev->type = REC_LOST;
 		ev->lost = c.to;
 		ev->cause = (c.flags >> REC_CAUSE_SHIFT) & REC_CAUSE_MASK;
-		return c.from == 0 && ev->cause < BTS_LOSS_NR;
+		return c.from == 0 && ev->cause < BTS_LOSS_NR &&
+		       !(c.flags & REC_C32_MODE);
+	}
+	if (c.flags & REC_C32_MODE) {
+		ev->from = c.from;
+		ev->to = c.to;
+		ev->truncated = c.flags & REC_C32_TRUNC;
+		return mode_from_flags(c.flags, REC_C32_MODE | REC_C32_TRUNC,
+				       ev);
 	}
 	ev->from = c.from;
 	ev->to = c.to;
@@ -184,12 +276,13 @@ static bool c32_decode(const void *src, struct rec_event *ev)
 
 const struct rec_format rec_formats[REC_NFORMATS] = {
 	[REC_RAW] = { REC_RAW, "raw", sizeof(struct bts_record), raw_encode,
-		      raw_encode_lost, raw_decode },
+		      raw_encode_lost, raw_encode_mode, raw_decode },
 	[REC_FIXED] = { REC_FIXED, "fixed", sizeof(struct rec_fixed),
-			fixed_encode, fixed_encode_lost, fixed_decode },
+			fixed_encode, fixed_encode_lost, fixed_encode_mode,
+			fixed_decode },
 	[REC_COMPAT32] = { REC_COMPAT32, "compat32",
 			   sizeof(struct rec_compat32), c32_encode,
-			   c32_encode_lost, c32_decode },
+			   c32_encode_lost, c32_encode_mode, c32_decode },
 };
 
 const struct rec_format *rec_format_get(enum rec_format_id id)

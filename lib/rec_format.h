@@ -23,6 +23,22 @@
  *            cause << 8
  * The hardware never sets bit 63 of a 64-bit flags word, and bit 31 of the
  * 32-bit form is produced only here.
+ *
+ * Mode pseudo-records (type = REC_KERNEL_ENTER "entered kernel", with the
+ * entry kind, or REC_KERNEL_EXIT "returned to user"; kind = enum
+ * entry_kind, which a consumer leaves 0 for an exit) stand in for a
+ * branch between user and kernel in a stream filtered to one side
+ * (consumer.h), where the other side's address is 0. Per format:
+ *   raw      from, to; flags = REC_RAW_MODE | type << 16 | kind << 8
+ *   fixed    type = 3 or 4, seq = the sequence of the branch it replaces,
+ *            from, to; kind in bits 8..15 of the flags field
+ *   compat32 from, to truncated as for branches (REC_C32_TRUNC when one
+ *            does not fit); flags = REC_C32_MODE | type << 16 |
+ *            kind << 8 (| REC_C32_TRUNC)
+ * Bit 62 of the 64-bit flags word and bit 29 of the 32-bit one are
+ * likewise never set by the hardware. A fixed-format reader that predates
+ * the pseudo-records rejects types 3 and 4; the record size is the same,
+ * so it can skip them.
  */
 #ifndef LIB_REC_FORMAT_H
 #define LIB_REC_FORMAT_H
@@ -33,6 +49,7 @@
 
 #include "lib/bts_account.h"
 #include "lib/ds_layout.h"
+#include "lib/modes.h"
 
 enum rec_format_id {
 	REC_RAW,
@@ -43,27 +60,38 @@ enum rec_format_id {
 
 enum rec_type {
 	REC_BRANCH = 1,
-	REC_LOST = 2
+	REC_LOST = 2,
+	REC_KERNEL_ENTER = 3, /* entered the kernel; kind: enum entry_kind */
+	REC_KERNEL_EXIT = 4   /* returned to user */
 };
 
 /* raw: flag bits btslab adds to the hardware's 64-bit flags word */
 #define REC_RAW_LOST	(1ull << 63)
+#define REC_RAW_MODE	(1ull << 62) /* a mode pseudo-record */
 #define REC_CAUSE_SHIFT 8
 #define REC_CAUSE_MASK	0xffull
+/* raw and compat32 pseudo-records: type and kind in the flags word */
+#define REC_TYPE_SHIFT	16
+#define REC_TYPE_MASK	0xffull
+#define REC_KIND_SHIFT	8
+#define REC_KIND_MASK	0xffull
 
 /* The arch-independent record. Offsets are part of the format. */
 struct rec_fixed {
 	uint8_t type;	 /* enum rec_type */
 	uint8_t version; /* REC_FIXED_VERSION */
 	uint16_t cpu;
-	uint32_t flags; /* REC_F_* */
+	uint32_t flags; /* REC_F_*; mode records: kind << REC_F_KIND_SHIFT */
 	uint64_t seq;	/* producer sequence number of this record */
 	uint64_t from;	/* REC_LOST: number of records lost */
 	uint64_t to;	/* REC_LOST: cause */
+	/* REC_KERNEL_ENTER, REC_KERNEL_EXIT: from and to, as given */
 };
 
 #define REC_FIXED_VERSION 1
 #define REC_F_PREDICTED	  (1u << 0)
+#define REC_F_KIND_SHIFT  8 /* mode records: enum entry_kind, bits 8..15 */
+#define REC_F_KIND_MASK	  (0xffu << REC_F_KIND_SHIFT)
 
 _Static_assert(sizeof(struct rec_fixed) == 32, "fixed record is 32 bytes");
 
@@ -76,6 +104,7 @@ struct rec_compat32 {
 
 #define REC_C32_LOST  (1u << 31)
 #define REC_C32_TRUNC (1u << 30) /* from or to did not fit in 32 bits */
+#define REC_C32_MODE  (1u << 29) /* a mode pseudo-record */
 
 _Static_assert(sizeof(struct rec_compat32) == 12, "compat32 is 12 bytes");
 
@@ -91,12 +120,15 @@ struct rec_event {
 	bool truncated;		   /* compat32: an address lost high bits */
 	uint64_t lost;		   /* REC_LOST: count */
 	enum bts_loss_cause cause; /* REC_LOST */
+	enum entry_kind kind;	   /* REC_KERNEL_ENTER (and _EXIT: 0) */
 };
 
 /*
  * One format. encode() writes n records of size bytes each to dst, the
- * i-th with sequence seq + i; dst needs no alignment. decode() returns
- * false for bytes that are no valid record of this format.
+ * i-th with sequence seq + i; dst needs no alignment. encode_lost() and
+ * encode_mode() write one lost marker or one mode pseudo-record (type
+ * REC_KERNEL_ENTER or REC_KERNEL_EXIT, kind < ENTRY_NKINDS). decode()
+ * returns false for bytes that are no valid record of this format.
  */
 struct rec_format {
 	enum rec_format_id id;
@@ -106,6 +138,9 @@ struct rec_format {
 		       uint64_t seq, uint16_t cpu);
 	void (*encode_lost)(void *dst, uint64_t count,
 			    enum bts_loss_cause cause, uint64_t seq,
+			    uint16_t cpu);
+	void (*encode_mode)(void *dst, enum rec_type type, enum entry_kind kind,
+			    uint64_t from, uint64_t to, uint64_t seq,
 			    uint16_t cpu);
 	bool (*decode)(const void *src, struct rec_event *ev);
 };

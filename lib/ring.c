@@ -71,6 +71,15 @@ size_t ring_capacity(const struct ring *r)
 	return r->b.cap / r->rec;
 }
 
+size_t ring_write_mode(struct ring *r, enum rec_type type, enum entry_kind kind,
+		       uint64_t from, uint64_t to, uint64_t seq)
+{
+	uint8_t tmp[REC_MAX_SIZE];
+
+	r->fmt->encode_mode(tmp, type, kind, from, to, seq, r->cpu);
+	return r->ops->write_encoded(r, tmp, seq);
+}
+
 /*
  * Encode n records at stream position pos. Whole runs are encoded in
  * place; the one record that straddles the end goes through a bounce

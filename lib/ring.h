@@ -88,6 +88,12 @@ struct ring_ops {
 	 */
 	size_t (*write)(struct ring *r, const struct bts_record *src, size_t n,
 			uint64_t seq);
+	/*
+	 * Writer: store one record already encoded in the ring's format
+	 * (a pseudo-record) exactly as write() stores one record of
+	 * sequence seq, with the same account. Returns records stored.
+	 */
+	size_t (*write_encoded)(struct ring *r, const void *rec, uint64_t seq);
 	/* Writer: make everything written readable (subbuf: close packet). */
 	void (*flush)(struct ring *r);
 	/*
@@ -156,6 +162,15 @@ static inline size_t ring_write(struct ring *r, const struct bts_record *src,
 {
 	return r->ops->write(r, src, n, seq);
 }
+
+/*
+ * Write one mode pseudo-record (rec_format.h: type REC_KERNEL_ENTER or
+ * REC_KERNEL_EXIT) with sequence seq, as one record: delivered, or lost
+ * with the same cause and marker a branch record would get. Returns 1
+ * when stored, 0 when not.
+ */
+size_t ring_write_mode(struct ring *r, enum rec_type type, enum entry_kind kind,
+		       uint64_t from, uint64_t to, uint64_t seq);
 
 static inline void ring_flush(struct ring *r)
 {

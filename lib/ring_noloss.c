@@ -10,8 +10,12 @@
  */
 #include "lib/ring.h"
 
-static size_t noloss_write(struct ring *r, const struct bts_record *src,
-			   size_t n, uint64_t seq)
+/*
+ * Store n records: src (encoded here), or one record already encoded at
+ * enc (a pseudo-record, n == 1).
+ */
+static size_t noloss_store(struct ring *r, const struct bts_record *src,
+			   const void *enc, size_t n, uint64_t seq)
 {
 	struct ring_bytes *b = &r->b;
 	uint64_t tail = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
@@ -39,7 +43,10 @@ static size_t noloss_write(struct ring *r, const struct bts_record *src,
 	k = space / r->rec;
 	if (k > n)
 		k = n;
-	ring_bytes_put(r, head, src, k, seq);
+	if (enc && k)
+		ring_bytes_copy_in(r, head, enc, r->rec);
+	else
+		ring_bytes_put(r, head, src, k, seq);
 	__atomic_store_n(&b->head, head + k * r->rec, __ATOMIC_RELEASE);
 	bts_count(&r->acct->delivered, k);
 	if (k < n) {
@@ -47,6 +54,18 @@ static size_t noloss_write(struct ring *r, const struct bts_record *src,
 		bts_count_lost(r->acct, BTS_LOSS_RING_FULL, n - k);
 	}
 	return k;
+}
+
+static size_t noloss_write(struct ring *r, const struct bts_record *src,
+			   size_t n, uint64_t seq)
+{
+	return noloss_store(r, src, NULL, n, seq);
+}
+
+static size_t noloss_write_encoded(struct ring *r, const void *rec,
+				   uint64_t seq)
+{
+	return noloss_store(r, NULL, rec, 1, seq);
 }
 
 static void noloss_flush(struct ring *r)
@@ -72,6 +91,7 @@ const struct ring_ops ring_noloss_ops = {
 	.mode = RING_NOLOSS,
 	.name = "noloss",
 	.write = noloss_write,
+	.write_encoded = noloss_write_encoded,
 	.flush = noloss_flush,
 	.read = noloss_read,
 };

@@ -16,8 +16,9 @@
 #include "lib/ring.h"
 #include "lib/string.h"
 
-static size_t overwrite_write(struct ring *r, const struct bts_record *src,
-			      size_t n, uint64_t seq)
+/* Store n records: src, or one already encoded at enc (n == 1). */
+static size_t overwrite_store(struct ring *r, const struct bts_record *src,
+			      const void *enc, size_t n, uint64_t seq)
 {
 	struct ring_bytes *b = &r->b;
 	size_t max = b->cap / r->rec;
@@ -37,12 +38,27 @@ static size_t overwrite_write(struct ring *r, const struct bts_record *src,
 		__atomic_store_n(&b->tail, tail, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 	}
-	ring_bytes_put(r, b->head + skip * r->rec, src + skip, n - skip,
-		       seq + skip);
+	if (enc)
+		ring_bytes_copy_in(r, b->head, enc, r->rec);
+	else
+		ring_bytes_put(r, b->head + skip * r->rec, src + skip, n - skip,
+			       seq + skip);
 	__atomic_store_n(&b->head, end, __ATOMIC_RELEASE);
 	bts_count(&r->acct->delivered, n - over);
 	bts_count_lost(r->acct, BTS_LOSS_OVERWRITTEN, over);
 	return n - skip;
+}
+
+static size_t overwrite_write(struct ring *r, const struct bts_record *src,
+			      size_t n, uint64_t seq)
+{
+	return overwrite_store(r, src, NULL, n, seq);
+}
+
+static size_t overwrite_write_encoded(struct ring *r, const void *rec,
+				      uint64_t seq)
+{
+	return overwrite_store(r, NULL, rec, 1, seq);
 }
 
 static void overwrite_flush(struct ring *r)
@@ -86,6 +102,7 @@ const struct ring_ops ring_overwrite_ops = {
 	.mode = RING_OVERWRITE,
 	.name = "overwrite",
 	.write = overwrite_write,
+	.write_encoded = overwrite_write_encoded,
 	.flush = overwrite_flush,
 	.read = overwrite_read,
 };

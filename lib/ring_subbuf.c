@@ -42,23 +42,26 @@ static void commit_packet(struct ring *r, uint8_t *p)
 	__atomic_store_n(&s->committed, s->committed + 1, __ATOMIC_RELEASE);
 }
 
-static size_t subbuf_write(struct ring *r, const struct bts_record *src,
-			   size_t n, uint64_t seq)
+/* Store n records: src, or one already encoded at enc (n == 1). */
+static size_t subbuf_store(struct ring *r, const struct bts_record *src,
+			   const void *enc, size_t n, uint64_t seq)
 {
 	struct ring_subbufs *s = &r->s;
 	size_t done = 0;
 
 	while (done < n) {
-		uint8_t *p = open_packet(r);
+		uint8_t *p = open_packet(r), *dst;
 		size_t k = s->per_packet - s->used;
 
 		if (!p)
 			break;
 		if (k > n - done)
 			k = n - done;
-		r->fmt->encode(p + sizeof(struct ring_packet) +
-				       s->used * r->rec,
-			       src + done, k, seq + done, r->cpu);
+		dst = p + sizeof(struct ring_packet) + s->used * r->rec;
+		if (enc)
+			memcpy(dst, enc, r->rec);
+		else
+			r->fmt->encode(dst, src + done, k, seq + done, r->cpu);
 		s->used += k;
 		done += k;
 		if (s->used == s->per_packet)
@@ -70,6 +73,18 @@ static size_t subbuf_write(struct ring *r, const struct bts_record *src,
 		bts_count_lost(r->acct, BTS_LOSS_RING_FULL, n - done);
 	}
 	return done;
+}
+
+static size_t subbuf_write(struct ring *r, const struct bts_record *src,
+			   size_t n, uint64_t seq)
+{
+	return subbuf_store(r, src, NULL, n, seq);
+}
+
+static size_t subbuf_write_encoded(struct ring *r, const void *rec,
+				   uint64_t seq)
+{
+	return subbuf_store(r, NULL, rec, 1, seq);
 }
 
 /* Close the open packet if it holds records or a discard count. */
@@ -143,6 +158,7 @@ const struct ring_ops ring_subbuf_ops = {
 	.mode = RING_SUBBUF,
 	.name = "subbuf",
 	.write = subbuf_write,
+	.write_encoded = subbuf_write_encoded,
 	.flush = subbuf_flush,
 	.read = subbuf_read,
 };

@@ -13,7 +13,8 @@
 BENCH_CC := gcc
 BENCH_CFLAGS := -DBTSLAB_HOST -I. -std=gnu11 -O2 -g -Wall -Wextra -Werror
 BENCH_DIR := build/bench
-BENCH_LIB_SRCS := lib/bts_account.c lib/rec_format.c lib/consumer.c lib/string.c \
+BENCH_LIB_SRCS := lib/bts_account.c lib/rec_format.c lib/consumer.c lib/modes.c \
+	lib/string.c \
 	$(wildcard lib/ring*.c lib/drain*.c)
 BENCH_LIB_OBJS := $(BENCH_LIB_SRCS:%.c=$(BENCH_DIR)/obj/%.o)
 BENCH_BIN := $(BENCH_DIR)/bench_drain

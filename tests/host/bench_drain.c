@@ -10,6 +10,13 @@
  * which may not touch vector registers, has). Formats other than raw are
  * built with 64-bit stores, so the kernel copy is their fair yardstick.
  *
+ * The cost of software filtering by mode (lib/consumer.c) follows: the
+ * user and kernel filters next to the unfiltered "both" on the same
+ * stream, as a ratio to that "both" measured in the same run, on a mix
+ * like a traced program's (runs of 200 user records, an entry, 54 kernel
+ * records, an exit) and on the tests' dense pattern (3 kernel records,
+ * an exit, 3 user records, an entry).
+ *
  * Figures, never pass/fail: the targets (raw >= 90 % of memcpy, fixed
  * >= 50 %) are printed next to the figures. Combinations are measured
  * round-robin, so a slow spell of a shared machine hits all of them
@@ -54,7 +61,19 @@ struct combo {
 	enum rec_format_id fmt;
 	bool per_record;
 	int copy; /* 1: libc memcpy, 2: lib_memcpy; no drain */
+	enum consumer_filter filter;
+	int stream; /* STREAM_* */
+	int base;   /* filter rows: index of their "both" row; else 0 */
 };
+
+enum {
+	STREAM_DENSE, /* tl_rec(): 3 kernel, exit, 3 user, entry */
+	STREAM_MIX,   /* 200 user, entry, 54 kernel, exit */
+	STREAM_PERIOD = 256,
+	STREAM_USER_RUN = 200,
+};
+
+static const char *const stream_names[] = { "dense", "mix" };
 
 static struct {
 	struct ds_area ds;
@@ -70,6 +89,34 @@ static uint64_t ringmem[RING_BYTES / 8] __attribute__((aligned(64)));
 static void no_defer(void *ctx)
 {
 	(void)ctx; /* the benchmark runs the deferred entry itself */
+}
+
+static struct bts_record mix_rec(uint64_t i)
+{
+	uint64_t p = i % STREAM_PERIOD, off = (i % 0x100000) * 16;
+	uint64_t u = TL_USER_LO + off, kern = TL_KERNEL_LO + off;
+	struct bts_record r = { u, u + 0x40, (i & 1) ? BTS_FLAG_PREDICTED : 0 };
+
+	if (p == STREAM_USER_RUN) { /* entry */
+		r.to = kern;
+	} else if (p == STREAM_PERIOD - 1) { /* exit */
+		r.from = kern;
+	} else if (p > STREAM_USER_RUN) {
+		r.from = kern;
+		r.to = kern + 0x40;
+	}
+	return r;
+}
+
+static void fill(int stream)
+{
+	int b;
+	uint64_t i;
+
+	for (b = 0; b < 2; b++)
+		for (i = 0; i < NREC; i++)
+			dsbuf[b][i] =
+				stream == STREAM_MIX ? mix_rec(i) : tl_rec(i);
 }
 
 static void setup(const struct combo *k)
@@ -94,7 +141,8 @@ static void setup(const struct combo *k)
 	};
 
 	memset(&B.set, 0, sizeof(B.set));
-	if (consumer_init(&B.c, CF_BOTH, TL_KERNEL_LO, TL_KERNEL_HI, &rc) ||
+	fill(k->stream);
+	if (consumer_init(&B.c, k->filter, NULL, &rc) ||
 	    consumer_set_add(&B.set, &B.c) || drain_init(&B.d, k->id, &cfg)) {
 		fprintf(stderr, "bench: cannot set up %s\n", k->name);
 		exit(1);
@@ -232,6 +280,46 @@ static double callgrind_combo(const struct combo *k, const char *out, int dump)
 #endif
 }
 
+/*
+ * The filter rows, inline drain: on the mix, every format into a noloss
+ * ring and raw into the other rings; on the dense pattern, raw into a
+ * noloss ring. Each group is both, user, kernel; at is the index of c[0].
+ */
+static size_t make_filter_combos(struct combo *c, int at)
+{
+	static const struct {
+		int stream;
+		enum ring_mode mode;
+		enum rec_format_id fmt;
+	} groups[] = {
+		{ STREAM_MIX, RING_NOLOSS, REC_RAW },
+		{ STREAM_MIX, RING_NOLOSS, REC_FIXED },
+		{ STREAM_MIX, RING_NOLOSS, REC_COMPAT32 },
+		{ STREAM_MIX, RING_OVERWRITE, REC_RAW },
+		{ STREAM_MIX, RING_SUBBUF, REC_RAW },
+		{ STREAM_DENSE, RING_NOLOSS, REC_RAW },
+	};
+	size_t n = 0, g;
+	int f;
+
+	for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+		for (f = 0; f < CF_NFILTERS; f++, n++) {
+			c[n] = (struct combo){ .id = DRAIN_INLINE,
+					       .mode = groups[g].mode,
+					       .fmt = groups[g].fmt,
+					       .filter = f,
+					       .stream = groups[g].stream,
+					       .base = at + (int)(n - f) };
+			snprintf(c[n].name, sizeof(c[n].name),
+				 "%s inline/%s/%s %s",
+				 stream_names[groups[g].stream],
+				 ring_mode_name(groups[g].mode),
+				 rec_formats[groups[g].fmt].name,
+				 consumer_filter_name(f));
+		}
+	return n;
+}
+
 static size_t make_combos(struct combo *c)
 {
 	size_t n = 0;
@@ -262,10 +350,12 @@ static size_t make_combos(struct combo *c)
 					 rec_formats[fmt].name);
 				n++;
 			}
-	return n;
+	return n + make_filter_combos(c + n, (int)n);
 }
 
-#define NCOMBOS (2 + REC_NFORMATS * (1 + DRAIN_NIDS * RING_NMODES))
+#define NFILTER_COMBOS (CF_NFILTERS * (REC_NFORMATS + RING_NMODES - 1 + 1))
+#define NCOMBOS \
+	(2 + REC_NFORMATS * (1 + DRAIN_NIDS * RING_NMODES) + NFILTER_COMBOS)
 
 static const char *target(const struct combo *k, double ratio)
 {
@@ -287,8 +377,8 @@ int main(int argc, char **argv)
 	double ns[NCOMBOS];
 	int round;
 
-	tl_recs(dsbuf[0], NREC, 0);
-	tl_recs(dsbuf[1], NREC, 0);
+	_Static_assert(CF_BOTH == 0, "a filter group starts with both");
+	fill(STREAM_DENSE);
 	if (cg_out) {
 		printf("instructions per record under callgrind (a rep movs "
 		       "counts once per iteration,\nso copies that use it "
@@ -316,9 +406,27 @@ int main(int argc, char **argv)
 		double r = ns[i] > 0 ? ns[0] / ns[i] : 0;
 		double rk = ns[i] > 0 ? ns[1] / ns[i] : 0;
 
+		if (c[i].base)
+			continue; /* a filter row: below */
 		printf("%-36s %7.3f %7.0f %8.1f%% %8.1f%%  %s\n", c[i].name,
 		       ns[i], ns[i] > 0 ? 24e3 / ns[i] : 0.0, 100 * r, 100 * rk,
 		       target(&c[i], r));
+	}
+	printf("\nsoftware filtering by mode, same stream, same run "
+	       "(mix: %d user, entry, %d kernel, exit;\ndense: 3 kernel, "
+	       "exit, 3 user, entry); \"vs both\": the unfiltered row's "
+	       "ns over this one's\n",
+	       STREAM_USER_RUN, STREAM_PERIOD - STREAM_USER_RUN - 2);
+	printf("%-36s %7s %9s %9s\n", "stream strategy/ring/format filter",
+	       "ns/rec", "vs both", "vs memcpy");
+	for (i = 0; i < n; i++) {
+		const struct combo *k = &c[i];
+
+		if (!k->base)
+			continue;
+		printf("%-36s %7.3f %8.1f%% %8.1f%%\n", k->name, ns[i],
+		       ns[i] > 0 ? 100 * ns[k->base] / ns[i] : 0.0,
+		       ns[i] > 0 ? 100 * ns[0] / ns[i] : 0.0);
 	}
 	return 0;
 }

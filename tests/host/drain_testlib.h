@@ -4,9 +4,12 @@
  * function of its sequence number (so any reader can check what it got),
  * and a check that a formatted record is the one expected.
  *
- * Records with seq % 7 < 3 are "kernel" records (both addresses in
- * TL_KERNEL_LO..), the others "user" records: runs of 3 and 4, so
- * filters have work to do.
+ * Records come in the four mode classes of lib/modes.h under the default
+ * map: user addresses at TL_USER_LO.., kernel ones at TL_KERNEL_LO...
+ * By default the classes repeat every 8 records: 3 kernel, an exit, 3
+ * user, an entry, so filters have work to do. With tl_seed set (the
+ * property test), the class of each record is a pseudo-random function
+ * of its number and the seed, in aligned runs of 1 to 8 records.
  */
 #ifndef TESTS_HOST_DRAIN_TESTLIB_H
 #define TESTS_HOST_DRAIN_TESTLIB_H
@@ -16,32 +19,50 @@
 #include <stdint.h>
 
 #include "lib/ds_layout.h"
+#include "lib/modes.h"
 #include "lib/rec_format.h"
 
 #define TL_KERNEL_LO 0xffffffff80000000ull
-#define TL_KERNEL_HI 0xffffffffc0000000ull
+#define TL_USER_LO   MODE_USER_LO_DEFAULT
 
-static inline bool tl_is_kernel(uint64_t seq)
+/* 0: the period-8 pattern; else the seed of the pseudo-random one. */
+static uint64_t tl_seed __attribute__((unused));
+
+static inline uint64_t tl_mix(uint64_t x)
 {
-	return seq % 7 < 3;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+/* The class of record seq under the default map. */
+static inline enum br_class tl_class(uint64_t seq)
+{
+	static const enum br_class period[8] = {
+		BR_KERNEL, BR_KERNEL, BR_KERNEL, BR_EXIT,
+		BR_USER,   BR_USER,   BR_USER,	 BR_ENTRY,
+	};
+
+	if (!tl_seed)
+		return period[seq % 8];
+	return (enum br_class)(tl_mix((seq >> (tl_seed % 4)) ^ tl_seed) % 4);
 }
 
 static inline struct bts_record tl_rec(uint64_t seq)
 {
-	uint64_t base = tl_is_kernel(seq) ? TL_KERNEL_LO : 0x400000;
+	enum br_class c = tl_class(seq);
+	uint64_t off = (seq % 0x1000000) * 16;
+	bool from_user = c == BR_USER || c == BR_ENTRY;
+	bool to_user = c == BR_USER || c == BR_EXIT;
 	struct bts_record r = {
-		.from = base + (seq % 0x1000000) * 16,
-		.to = base + (seq % 0x1000000) * 16 + 0x888,
+		.from = (from_user ? TL_USER_LO : TL_KERNEL_LO) + off,
+		.to = (to_user ? TL_USER_LO : TL_KERNEL_LO) + off + 0x888,
 		.flags = (seq & 1) ? BTS_FLAG_PREDICTED : 0,
 	};
 
 	return r;
-}
-
-/* How many kernel records among sequence numbers [0, n). */
-static inline uint64_t tl_kernel_count(uint64_t n)
-{
-	return n / 7 * 3 + (n % 7 < 3 ? n % 7 : 3);
 }
 
 static inline void tl_recs(struct bts_record *r, size_t n, uint64_t seq)

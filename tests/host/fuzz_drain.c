@@ -2,13 +2,22 @@
  * Property test of the whole drain path against a reference model.
  *
  * The input picks a strategy (inline, switch with K spares and a policy,
- * snapshot), its buffer geometry, PMI and self-IPI delays, and one to
- * three consumers (filter, ring mode, format, ring size), then a sequence
- * of operations: produce records, run deferred work, raise a PMI, take a
- * snapshot, read from a consumer, resize the buffer. Along the way:
+ * snapshot), its buffer geometry, PMI and self-IPI delays, one to three
+ * consumers (filter, ring mode, format, ring size, mode map: the default
+ * or a user range cut anywhere, with or without an entry_kind callback)
+ * and the record stream (the period-8 pattern or a seeded mix of user,
+ * kernel, entry and exit records), then a sequence of operations:
+ * produce records, run deferred work, raise a PMI, take a snapshot, read
+ * from a consumer, resize the buffer. Along the way:
  *
  *   - the drained stream is increasing in sequence and every record is
  *     the one the producer wrote for its number;
+ *   - each consumer's filter is mirrored by the model with its own
+ *     address rule: a record is kept, filtered, or replaced by the
+ *     pseudo-record the model predicts (type, kind, addresses, sequence),
+ *     the entry_kind callback runs once per entry pseudo-record, and a
+ *     user-only ring never shows a kernel address nor a kernel-only ring
+ *     a user address;
  *   - each consumer's ring is mirrored by a model that treats records one
  *     at a time with lists instead of bytes (noloss: queue, pending count
  *     and lost markers; overwrite: the newest capacity records; subbuf:
@@ -67,15 +76,23 @@ struct fz_entry {
 	bool lost;
 	uint64_t seq;	/* record; for a marker: the record after it */
 	uint64_t count; /* marker */
+	/* a pseudo-record (type != REC_BRANCH) and what it must hold */
+	enum rec_type type;
+	enum entry_kind kind;
+	uint64_t from, to;
 };
 
 struct fz_packet {
 	uint64_t discarded;
 	size_t n;
-	uint64_t seq[FZ_PER_PKT];
+	struct fz_entry e[FZ_PER_PKT];
 };
 
 struct fz_model {
+	enum consumer_filter filter;
+	uint64_t user_lo, user_hi; /* the consumer's map, as the model has it */
+	bool with_cb;		   /* the map has the entry_kind callback */
+	uint64_t kind_calls;	   /* callback calls the model expects */
 	enum ring_mode mode;
 	size_t cap; /* noloss: bytes / rec; overwrite: records */
 	size_t rec, bytes;
@@ -107,10 +124,11 @@ static void model_commit(struct fz_model *m)
 	memset(&m->open, 0, sizeof(m->open));
 }
 
-/* One accepted record, as each mode's specification says. */
-static void model_put(struct fz_model *m, uint64_t seq)
+/* One accepted record (or pseudo-record), as each mode's specification
+ * says. */
+static void model_put(struct fz_model *m, struct fz_entry rec)
 {
-	struct fz_entry rec = { .seq = seq };
+	uint64_t seq = rec.seq;
 	size_t free_bytes;
 
 	switch (m->mode) {
@@ -119,7 +137,9 @@ static void model_put(struct fz_model *m, uint64_t seq)
 		if (m->pending) {
 			if (free_bytes < 2 * m->rec)
 				goto drop;
-			q_push(m, (struct fz_entry){ true, seq, m->pending });
+			q_push(m, (struct fz_entry){ .lost = true,
+						     .seq = seq,
+						     .count = m->pending });
 			m->pending = 0;
 			free_bytes -= m->rec;
 		}
@@ -144,7 +164,7 @@ static void model_put(struct fz_model *m, uint64_t seq)
 			m->lost_full++;
 			return;
 		}
-		m->open.seq[m->open.n++] = seq;
+		m->open.e[m->open.n++] = rec;
 		m->delivered++;
 		if (m->open.n == m->per_pkt)
 			model_commit(m);
@@ -176,6 +196,52 @@ struct fz {
 };
 
 static uint64_t ring_mem[FZ_MAXC][160];
+static uint64_t kind_calls[FZ_MAXC];
+
+/* The consumers' entry_kind: 0..7, of which 4..7 are no entry_kind. */
+static unsigned int fz_kind_hash(uint64_t addr)
+{
+	return (unsigned int)((addr * 0x9e3779b97f4a7c15ull) >> 61);
+}
+
+static enum entry_kind fz_kind_cb(void *ctx, uint64_t addr)
+{
+	(*(uint64_t *)ctx)++;
+	return (enum entry_kind)fz_kind_hash(addr);
+}
+
+static bool fz_user(const struct fz_model *m, uint64_t addr)
+{
+	return m->user_lo <= addr && addr < m->user_hi;
+}
+
+/*
+ * What record r (sequence seq) becomes for the consumer: false when its
+ * filter drops it; else *e is the record or the pseudo-record for it.
+ */
+static bool model_filter(struct fz_model *m, const struct bts_record *r,
+			 uint64_t seq, struct fz_entry *e)
+{
+	bool fu = fz_user(m, r->from), tu = fz_user(m, r->to);
+	bool user = m->filter == CF_USER;
+	unsigned int h;
+
+	*e = (struct fz_entry){ .seq = seq, .type = REC_BRANCH };
+	if (m->filter == CF_BOTH || (fu == tu && fu == user))
+		return true;
+	if (fu == tu)
+		return false;
+	e->type = fu ? REC_KERNEL_ENTER : REC_KERNEL_EXIT;
+	e->from = fu == user ? r->from : 0;
+	e->to = tu == user ? r->to : 0;
+	if (fu) {
+		h = fz_kind_hash(r->to);
+		e->kind = m->with_cb && h < ENTRY_NKINDS ? (enum entry_kind)h
+							 : ENTRY_UNKNOWN;
+		m->kind_calls += m->with_cb;
+	}
+	return true;
+}
 
 /* The sink: check the producer's stream, feed the models, then splay. */
 static void fz_emit(void *ctx, const struct bts_record *recs, size_t n,
@@ -192,23 +258,57 @@ static void fz_emit(void *ctx, const struct bts_record *recs, size_t n,
 
 		FZ_CHECK(!memcmp(&recs[i], &want, sizeof(want)));
 		for (j = 0; j < z->set.n; j++) {
+			struct fz_entry e;
+
 			z->m[j].offered++;
-			if (consumer_accepts(&z->c[j], &recs[i]))
-				model_put(&z->m[j], seq + i);
-			else
+			if (model_filter(&z->m[j], &recs[i], seq + i, &e)) {
+				FZ_CHECK(consumer_accepts(&z->c[j], &recs[i]));
+				model_put(&z->m[j], e);
+			} else {
+				FZ_CHECK(!consumer_accepts(&z->c[j], &recs[i]));
 				z->m[j].filtered++;
+			}
 		}
 	}
 	consumer_set_emit(&z->set, recs, n, seq);
 }
 
-static void check_entry(const struct rec_format *f, const uint8_t *buf,
-			const struct fz_entry *e)
+static void check_entry(const struct fz_model *m, const struct rec_format *f,
+			const uint8_t *buf, const struct fz_entry *e)
 {
 	struct rec_event ev;
 
-	if (!e->lost) {
+	if (!e->lost && e->type == REC_BRANCH) {
 		FZ_CHECK(tl_match(f, buf, e->seq));
+	} else if (!e->lost) {
+		FZ_CHECK(f->decode(buf, &ev));
+		FZ_CHECK(ev.type == e->type);
+		FZ_CHECK(ev.kind == e->kind);
+		FZ_CHECK(!ev.predicted);
+		if (f->id == REC_COMPAT32) {
+			FZ_CHECK(ev.from == (uint32_t)e->from);
+			FZ_CHECK(ev.to == (uint32_t)e->to);
+			FZ_CHECK(ev.truncated == !!((e->from | e->to) >> 32));
+		} else {
+			FZ_CHECK(ev.from == e->from && ev.to == e->to);
+		}
+		if (f->id == REC_FIXED)
+			FZ_CHECK(ev.seq == e->seq);
+	}
+	if (!e->lost) {
+		/* Nothing of the other side shows (0: a pseudo-record's
+		 * missing end). compat32 keeps too few bits to tell. */
+		FZ_CHECK(f->decode(buf, &ev));
+		if (f->id != REC_COMPAT32 && m->filter == CF_USER)
+			FZ_CHECK((fz_user(m, ev.from) ||
+				  (!ev.from && ev.type == REC_KERNEL_EXIT)) &&
+				 (fz_user(m, ev.to) ||
+				  (!ev.to && ev.type == REC_KERNEL_ENTER)));
+		if (f->id != REC_COMPAT32 && m->filter == CF_KERNEL)
+			FZ_CHECK((!fz_user(m, ev.from) ||
+				  (!ev.from && ev.type == REC_KERNEL_ENTER)) &&
+				 (!fz_user(m, ev.to) ||
+				  (!ev.to && ev.type == REC_KERNEL_EXIT)));
 		return;
 	}
 	FZ_CHECK(f->decode(buf, &ev));
@@ -240,14 +340,11 @@ static void fz_read(struct fz *z, size_t i, size_t max)
 			FZ_CHECK(p->seq == m->pkt_taken);
 			FZ_CHECK(p->discarded == mp->discarded);
 			FZ_CHECK(p->nrec == mp->n);
-			for (k = 0; k < mp->n && k < p->nrec; k++) {
-				struct fz_entry e = { .seq = mp->seq[k] };
-
-				check_entry(f,
+			for (k = 0; k < mp->n && k < p->nrec; k++)
+				check_entry(m, f,
 					    (const uint8_t *)(p + 1) +
 						    k * f->size,
-					    &e);
-			}
+					    &mp->e[k]);
 		}
 		ring_subbuf_put(&c->ring, p);
 		m->first = (m->first + 1) % FZ_PKTS;
@@ -265,7 +362,7 @@ static void fz_read(struct fz *z, size_t i, size_t max)
 	for (k = 0; k < got; k++) {
 		size_t at = m->mode == RING_NOLOSS ? k : m->count - got + k;
 
-		check_entry(f, out + k * f->size, q_at(m, at));
+		check_entry(m, f, out + k * f->size, q_at(m, at));
 	}
 	if (m->mode == RING_NOLOSS) {
 		m->head = (m->head + got) % FZ_QUEUE;
@@ -284,6 +381,7 @@ static void check_consumer(struct fz *z, size_t i)
 	FZ_CHECK(a->lost[BTS_LOSS_RING_FULL] == m->lost_full);
 	FZ_CHECK(a->lost[BTS_LOSS_OVERWRITTEN] == m->lost_over);
 	FZ_CHECK(bts_account_balanced(a));
+	FZ_CHECK(kind_calls[i] == m->kind_calls);
 }
 
 /* Producer paused: drain everything, check the producer's books. */
@@ -325,6 +423,57 @@ static void fz_geometry(struct fz *z, struct fz_in *in)
 	p->policy = fz_byte(in) & 1;
 }
 
+/* A bound of a user range: where the stream's addresses are, or cut
+ * through them. */
+static uint64_t fz_bound(unsigned int b)
+{
+	uint64_t off = (uint64_t)(b / 6) << 9;
+
+	switch (b % 6) {
+	case 0:
+		return 0;
+	case 1:
+		return TL_USER_LO + off;
+	case 2:
+		return MODE_USER_HI_DEFAULT;
+	case 3:
+		return TL_KERNEL_LO + off;
+	case 4:
+		return ~0ull;
+	default:
+		return TL_USER_LO;
+	}
+}
+
+/*
+ * Consumer i's mode map: NULL (the default), the default range with the
+ * entry_kind callback, or a range from the input, with or without it.
+ * The model gets the same range and knows whether kinds are asked.
+ */
+static const struct mode_map *fz_map(struct fz_model *m, struct mode_map *map,
+				     struct fz_in *in, size_t i)
+{
+	unsigned int how = fz_byte(in) % 4;
+	uint64_t lo, hi;
+
+	kind_calls[i] = 0;
+	mode_map_default(map);
+	if (how >= 2) {
+		lo = fz_bound(fz_byte(in));
+		hi = fz_bound(fz_byte(in));
+		map->user_lo = lo < hi ? lo : hi;
+		map->user_hi = lo < hi ? hi : lo;
+	}
+	if (how % 2) {
+		map->entry_kind = fz_kind_cb;
+		map->ctx = &kind_calls[i];
+	}
+	m->user_lo = map->user_lo;
+	m->user_hi = map->user_hi;
+	m->with_cb = how % 2;
+	return how ? map : NULL;
+}
+
 static bool fz_setup(struct fz *z, struct fz_in *in)
 {
 	unsigned int nc = 1 + fz_byte(in) % FZ_MAXC, v;
@@ -355,10 +504,13 @@ static bool fz_setup(struct fz *z, struct fz_in *in)
 			.subbuf_bytes = sb,
 		};
 
+		struct mode_map map;
+
 		if (rc.mode == RING_SUBBUF)
 			rc.bytes = (2 + fz_byte(in) % 4) * sb;
-		if (consumer_init(&z->c[i], fz_byte(in) % CF_NFILTERS,
-				  TL_KERNEL_LO, TL_KERNEL_HI, &rc))
+		m->filter = fz_byte(in) % CF_NFILTERS;
+		if (consumer_init(&z->c[i], m->filter, fz_map(m, &map, in, i),
+				  &rc))
 			return false;
 		consumer_set_add(&z->set, &z->c[i]);
 		m->mode = rc.mode;
@@ -368,6 +520,9 @@ static bool fz_setup(struct fz *z, struct fz_in *in)
 		m->npkt_max = z->c[i].ring.s.n;
 		m->per_pkt = z->c[i].ring.s.per_packet;
 	}
+	/* The stream: the period-8 pattern, or a seeded mix. */
+	v = fz_byte(in);
+	tl_seed = v ? v * 0x9e3779b97f4a7c15ull : 0;
 	return true;
 }
 

@@ -51,12 +51,13 @@ static void test_random_inputs(void **state)
 
 /*
  * One input per strategy: set-up bytes (consumers, strategy, K, per
- * record, geometry, delays, one consumer), then long production runs
- * with reads, deferred work and a resize in between.
+ * record, geometry, delays, three consumers with their maps, the
+ * stream), then long production runs with reads, deferred work and a
+ * resize in between.
  */
 static void test_each_strategy(void **state)
 {
-	uint8_t in[96];
+	uint8_t in[128];
 	int id;
 
 	(void)state;
@@ -80,8 +81,17 @@ static void test_each_strategy(void **state)
 			in[k++] = i;  /* mode */
 			in[k++] = 10; /* ring size */
 			in[k++] = 5;
-			in[k++] = i; /* filter */
+			in[k++] = i;	 /* filter */
+			in[k++] = i + 1; /* map: default + callback, ... */
+			if (i == 1) {	 /* ... a user range cut at seq 96 */
+				in[k++] = 1 + 6 * 3;
+				in[k++] = 2;
+			} else if (i == 2) { /* ... [0, a kernel address) */
+				in[k++] = 0;
+				in[k++] = 3 + 6 * 10;
+			}
 		}
+		in[k++] = id; /* inline: period 8; others: a seeded mix */
 		for (; k + 2 <= sizeof(in); k += 2) {
 			in[k] = (uint8_t)(k % 8);
 			in[k + 1] = (uint8_t)(k * 37);

@@ -18,7 +18,7 @@
 #include "tests/kernel/apic_mode.h"
 
 #define VEC_SELF VEC_TEST_BASE /* class 4 */
-#define WAIT_MS	 100
+#define WAIT_MS	 1000 /* a hang detector: nested KVM under load took 100+ ms */
 
 enum send_way {
 	SEND_SHORTHAND,

@@ -633,9 +633,9 @@ static void bts_filter(struct test_run *t)
 	T_EXPECT_EQ(t, "records from ring 0 with BTS_OFF_OS", 0,
 		    bts_pending(&s));
 	bts_stop(&s);
-	t_diag(t, "the user-mode half needs ring 3 (the user-mode issue)");
+	t_diag(t, "ring 3 with BTS_OFF_OS: bts.filter.{user,kernel}.hw");
 }
-BTS_TESTS(filter, "bts.filter", bts_filter);
+BTS_TESTS(cpl_filter, "bts.cpl_filter", bts_filter);
 
 /* --- overflow storm ------------------------------------------------------ */
 

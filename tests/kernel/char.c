@@ -146,7 +146,7 @@ static int start_sized(enum drain_id id, uint32_t records, char *err,
 	dc.env.kick = env_kick;
 	x.work = (struct defer_work)DEFER_WORK_INIT(run_deferred);
 	x.deferred_cycles = 0;
-	if (consumer_init(&x.cons, CF_BOTH, 0, 0, &rc))
+	if (consumer_init(&x.cons, CF_BOTH, NULL, &rc))
 		return lib_snprintf(err, len, "consumer refused"), -1;
 	x.set.n = 0;
 	consumer_set_add(&x.set, &x.cons);

@@ -166,7 +166,7 @@ static int setup(const struct combo *c, struct bts_config *cfg, char *err,
 	dc.sink.ctx = &g.set;
 	dc.env.defer = env_defer;
 	dc.env.kick = env_kick;
-	if (consumer_init(&g.cons, CF_BOTH, 0, 0, &rc)) {
+	if (consumer_init(&g.cons, CF_BOTH, NULL, &rc)) {
 		lib_snprintf(err, len, "consumer_init refused the ring");
 		return -1;
 	}

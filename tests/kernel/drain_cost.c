@@ -11,6 +11,12 @@
  * drain_pmi; switch swaps buffers in drain_pmi and copies in
  * drain_deferred (both timed); snapshot copies the newest records out of
  * the circular buffer. The consumer's ring is emptied between samples.
+ *
+ * The cost of filtering by mode in software (lib/consumer.c) sits next
+ * to it: inline/noloss/raw with a user-only and a kernel-only consumer,
+ * on the same records as the unfiltered one (a mix like a traced
+ * program's: runs of 200 user records, an entry, 54 kernel records, an
+ * exit), with the unfiltered median of the same size and boot.
  */
 #include "kernel/arch.h"
 #include "kernel/cpu.h"
@@ -58,6 +64,15 @@ static unsigned reps = REPS;
 /* Medians per record at the summary size, noloss ring, by strategy x format. */
 #define SUMMARY_RECORDS 1024
 static uint64_t summary_milli[DRAIN_NIDS][REC_NFORMATS];
+/* inline/noloss/raw at the size being measured, and at the summary size,
+ * by filter */
+static uint64_t both_median;
+static uint64_t filter_milli[CF_NFILTERS];
+
+/* The records: runs of user code and of the kernel, as a traced program
+ * makes them. */
+#define MIX_PERIOD   256
+#define MIX_USER_RUN 200
 
 static void note_defer(void *ctx)
 {
@@ -77,13 +92,21 @@ static bool alloc_once(void)
 	c.ring_mem = pmm_alloc(RING_BYTES + SUBBUF_BYTES);
 	if (!c.bufs[0] || !c.bufs[1] || !c.copy_dst || !c.ring_mem)
 		return false;
-	/* Records that look like the model's: kernel and user branches. */
+	/* Records that look like the model's: user (0x0000400000000000 |
+	 * seq << 4) and kernel (0xFFFF800000000000 | seq << 4) branches, in
+	 * runs with an entry and an exit between them. */
 	for (int b = 0; b < 2; b++) {
 		struct bts_record *r = c.bufs[b];
 
 		for (uint64_t i = 0; i < MAX_RECORDS; i++) {
-			r[i].from = 0xFFFF800000000000ull | i << 4;
-			r[i].to = r[i].from + 4;
+			uint64_t p = i % MIX_PERIOD;
+			uint64_t u = 0x0000400000000000ull | i << 4;
+			uint64_t k = 0xFFFF800000000000ull | i << 4;
+
+			r[i].from = p <= MIX_USER_RUN ? u : k;
+			r[i].to = p < MIX_USER_RUN || p == MIX_PERIOD - 1
+					  ? u + 4
+					  : k + 4;
 			r[i].flags = 0;
 		}
 	}
@@ -91,7 +114,7 @@ static bool alloc_once(void)
 }
 
 static int setup(enum drain_id id, enum ring_mode ring, enum rec_format_id f,
-		 bool per_record)
+		 bool per_record, enum consumer_filter filter)
 {
 	struct drain_cfg dc;
 	struct ring_cfg rc = {
@@ -119,7 +142,7 @@ static int setup(enum drain_id id, enum ring_mode ring, enum rec_format_id f,
 	dc.sink.emit = consumer_set_emit;
 	dc.sink.ctx = &c.set;
 	dc.env.defer = note_defer;
-	if (consumer_init(&c.cons, CF_BOTH, 0, 0, &rc))
+	if (consumer_init(&c.cons, filter, NULL, &rc))
 		return -1;
 	c.set.n = 0;
 	consumer_set_add(&c.set, &c.cons);
@@ -200,8 +223,8 @@ static bool measure(measure_fn fn, void *arg, struct summary *out)
 static const char *metric_name = "drain.cost";
 
 static void report(struct test_run *t, const char *strategy, const char *ring,
-		   const char *format, const struct summary *s,
-		   uint64_t memcpy_median)
+		   const char *format, enum consumer_filter filter,
+		   const struct summary *s, uint64_t memcpy_median)
 {
 	char buf[512];
 	struct json j;
@@ -212,6 +235,8 @@ static void report(struct test_run *t, const char *strategy, const char *ring,
 	json_str(&j, "strategy", strategy);
 	json_str(&j, "ring", ring);
 	json_str(&j, "format", format);
+	if (filter != CF_BOTH)
+		json_str(&j, "filter", consumer_filter_name(filter));
 	json_u64(&j, "records", c.records);
 	json_str(&j, "unit", "cycles/record");
 	summary_json_per(&j, s, c.records);
@@ -220,6 +245,13 @@ static void report(struct test_run *t, const char *strategy, const char *ring,
 	/* memcpy's cost over this one's: 1.0 is the physical limit. */
 	json_milli(&j, "throughput_vs_memcpy",
 		   s->median ? (int64_t)(memcpy_median * 1000 / s->median) : 0);
+	if (filter != CF_BOTH) {
+		/* The unfiltered consumer's cost over this one's. */
+		json_u64(&j, "both_median", both_median);
+		json_milli(&j, "throughput_vs_both",
+			   s->median ? (int64_t)(both_median * 1000 / s->median)
+				     : 0);
+	}
 	json_u64(&j, "tsc_hz", tsc.hz);
 	if (cpu_info.hypervisor)
 		json_str(&j, "hypervisor", cpu_info.hv_vendor);
@@ -228,12 +260,13 @@ static void report(struct test_run *t, const char *strategy, const char *ring,
 }
 
 static bool one_combo(struct test_run *t, enum drain_id id, enum ring_mode ring,
-		      enum rec_format_id f, bool per_record, uint64_t mc)
+		      enum rec_format_id f, bool per_record,
+		      enum consumer_filter filter, uint64_t mc)
 {
 	struct summary s;
 	struct bts_account a;
 
-	if (setup(id, ring, f, per_record)) {
+	if (setup(id, ring, f, per_record, filter)) {
 		t_fail(t, "%s/%s/%s at %u records: setup refused",
 		       drain_ops_get(id)->name, ring_mode_name(ring),
 		       rec_format_get(f)->name, c.records);
@@ -251,10 +284,24 @@ static bool one_combo(struct test_run *t, enum drain_id id, enum ring_mode ring,
 		t_fail(t, "%s/%s/%s: producer account off by %ld",
 		       drain_ops_get(id)->name, ring_mode_name(ring),
 		       rec_format_get(f)->name, bts_account_imbalance(&a));
+	bts_account_read(&c.cons.acct, &a);
+	if (!bts_account_balanced(&a))
+		t_fail(t, "%s/%s/%s %s: consumer account off by %ld",
+		       drain_ops_get(id)->name, ring_mode_name(ring),
+		       rec_format_get(f)->name, consumer_filter_name(filter),
+		       bts_account_imbalance(&a));
 	report(t, per_record ? "inline-per-record" : drain_ops_get(id)->name,
-	       ring_mode_name(ring), rec_format_get(f)->name, &s, mc);
-	if (!per_record && ring == RING_NOLOSS && c.records == SUMMARY_RECORDS)
+	       ring_mode_name(ring), rec_format_get(f)->name, filter, &s, mc);
+	if (!per_record && ring == RING_NOLOSS &&
+	    c.records == SUMMARY_RECORDS && filter == CF_BOTH)
 		summary_milli[id][f] = s.median * 1000 / c.records;
+	if (!per_record && id == DRAIN_INLINE && ring == RING_NOLOSS &&
+	    f == REC_RAW) {
+		if (filter == CF_BOTH)
+			both_median = s.median;
+		if (c.records == SUMMARY_RECORDS)
+			filter_milli[filter] = s.median * 1000 / c.records;
+	}
 	return true;
 }
 
@@ -280,17 +327,22 @@ static void sweep(struct test_run *t, const uint64_t *sizes, size_t nsizes,
 		if (!measure(one_memcpy, 0, &m))
 			return t_fail(t, "memcpy of %u records: no samples",
 				      c.records);
-		report(t, "memcpy", "none", "raw", &m, m.median);
+		report(t, "memcpy", "none", "raw", CF_BOTH, &m, m.median);
 		/* The 2009 baseline: one output call per record. */
-		one_combo(t, DRAIN_INLINE, RING_NOLOSS, REC_RAW, true,
+		one_combo(t, DRAIN_INLINE, RING_NOLOSS, REC_RAW, true, CF_BOTH,
 			  m.median);
+		both_median = 0;
 		for (int id = 0; id < DRAIN_NIDS; id++)
 			for (int r = 0; r < RING_NMODES; r++)
 				for (int f = 0; f < REC_NFORMATS; f++)
 					one_combo(t, (enum drain_id)id,
 						  (enum ring_mode)r,
 						  (enum rec_format_id)f, false,
-						  m.median);
+						  CF_BOTH, m.median);
+		/* Filtering by mode, next to inline/noloss/raw above. */
+		for (int fl = 0; summary && fl < 2; fl++)
+			one_combo(t, DRAIN_INLINE, RING_NOLOSS, REC_RAW, false,
+				  fl ? CF_KERNEL : CF_USER, m.median);
 		if (summary && c.records == SUMMARY_RECORDS)
 			key_figure("drain memcpy",
 				   "%lu.%03lu cycles/record at "
@@ -309,6 +361,16 @@ static void sweep(struct test_run *t, const uint64_t *sizes, size_t nsizes,
 			   summary_milli[id][REC_FIXED] % 1000,
 			   summary_milli[id][REC_COMPAT32] / 1000,
 			   summary_milli[id][REC_COMPAT32] % 1000);
+	if (summary && filter_milli[CF_USER] && filter_milli[CF_KERNEL])
+		key_figure("filter by mode",
+			   "inline/noloss/raw cycles/record: both %lu.%03lu "
+			   "user %lu.%03lu kernel %lu.%03lu",
+			   filter_milli[CF_BOTH] / 1000,
+			   filter_milli[CF_BOTH] % 1000,
+			   filter_milli[CF_USER] / 1000,
+			   filter_milli[CF_USER] % 1000,
+			   filter_milli[CF_KERNEL] / 1000,
+			   filter_milli[CF_KERNEL] % 1000);
 }
 static void drain_cost(struct test_run *t)
 {

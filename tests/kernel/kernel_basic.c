@@ -32,7 +32,7 @@ static void kernel_fixup(struct test_run *t)
 	T_EXPECT_EQ(t, "vector for a non-canonical read", VEC_GP,
 		    fault_vector());
 	T_EXPECT_EQ(t, "read_u64_safe(unmapped) result", -1,
-		    read_u64_safe(0x0000700000000000ull, &v));
+		    read_u64_safe(0x0000500000000000ull, &v));
 	T_EXPECT_EQ(t, "vector for an unmapped read", VEC_PF, fault_vector());
 
 	/* We run in long mode, so EFER.LMA is set; rewriting it is harmless. */

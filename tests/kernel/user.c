@@ -43,7 +43,7 @@ static bool run_one(struct test_run *t, struct thread *th, const void *fn,
 
 static void user_exit_code(struct test_run *t)
 {
-	struct thread th;
+	struct thread th = { 0 };
 	uint64_t code = 0x1234 + (t_rand() & 0xff);
 
 	if (!need_user(t) || !run_one(t, &th, uprog_exit, code, 0))
@@ -56,7 +56,7 @@ TEST_CASE(user_exit, .name = "user.exit", .fn = user_exit_code);
 
 static void user_syscalls(struct test_run *t)
 {
-	struct thread th;
+	struct thread th = { 0 };
 
 	if (!need_user(t) || !run_one(t, &th, uprog_syscalls, 1000, 0))
 		return;
@@ -79,7 +79,7 @@ struct fault_case {
 static void user_fault(struct test_run *t)
 {
 	const struct fault_case *fc = t_arg(t);
-	struct thread th;
+	struct thread th = { 0 };
 	uint64_t kaddr = (uint64_t)&th; /* a kernel address (the stack) */
 
 	if (!need_user(t) || !run_one(t, &th, fc->fn, kaddr, 0))

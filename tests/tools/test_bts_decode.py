@@ -155,6 +155,58 @@ class Symbolize(unittest.TestCase):
             "# outside 0x400000",
         ])
 
+    def test_pseudo_records_and_lost_markers(self):
+        enter = 1 << 62 | 3 << 16 | 1 << 8     # entered kernel, syscall
+        enter_irq = 1 << 62 | 3 << 16 | 3 << 8
+        exit_ = 1 << 62 | 4 << 16
+        lost = 1 << 63 | 1 << 8                # ring_full
+        recs = bd.parse_log(f"# bts 0x401004 0x0 0x{enter:x}\n"
+                            f"# bts 0x0 0x401010 0x{enter_irq:x}\n"
+                            f"# bts 0x0 0x40101a 0x{exit_:x}\n"
+                            f"# bts 0x401030 0x0 0x{exit_:x}\n"
+                            f"# bts 0x0 0xc 0x{lost:x}\n"
+                            f"# bts 0x400000 0x0 0x{exit_:x}\n")
+        out = io.StringIO()
+        self.assertEqual(bd.decode(recs, self.syms, out), 1)
+        self.assertEqual(out.getvalue().splitlines(), [
+            f"0x0000000000401004 alpha+0x4 -> (kernel) flags=0x{enter:x} entered kernel (syscall)",
+            f"(user) -> 0x0000000000401010 beta+0x0 flags=0x{enter_irq:x} "
+            "entered kernel (interrupt)",
+            f"(kernel) -> 0x000000000040101a beta+0xa flags=0x{exit_:x} returned to user",
+            f"0x0000000000401030 stub+0x0 -> (user) flags=0x{exit_:x} returned to user",
+            f"lost 12 records (ring_full) flags=0x{lost:x}",
+            f"0x0000000000400000 ? -> (user) flags=0x{exit_:x} returned to user",
+            "# records=6 symbolized=4 outside=1 interrupts=0 malformed=0 "
+            "entries=2 exits=3 lost_markers=1",
+            "# outside 0x400000",
+        ])
+
+    def test_markers(self):
+        m = bd.marker
+        self.assertEqual(m(1, 2, 0x10), ("branch",))
+        self.assertEqual(m(1, 0, 1 << 62 | 3 << 16 | 2 << 8), ("enter", "exception"))
+        self.assertEqual(m(1, 0, 1 << 62 | 3 << 16), ("enter", "unknown"))
+        self.assertEqual(m(0, 1, 1 << 62 | 4 << 16), ("exit",))
+        self.assertEqual(m(0, 5, 1 << 63 | 3 << 8), ("lost", "stopped"))
+        self.assertEqual(m(0, 5, 1 << 63), ("lost", "no_spare"))
+        for bad in (1 << 62 | 5 << 16,                 # no such type
+                    1 << 62 | 2 << 16,                 # a lost type, not a mode
+                    1 << 62 | 3 << 16 | 4 << 8,        # no such kind
+                    1 << 62 | 3 << 16 | 0x10,          # predicted bit
+                    1 << 62 | 3 << 16 | 1 << 40,       # stray bit
+                    1 << 63 | 4 << 8,                  # no such cause
+                    1 << 63 | 1 << 62 | 3 << 16):      # both
+            self.assertEqual(m(0, 1, bad), ("bad",), hex(bad))
+        self.assertEqual(m(1, 5, 1 << 63), ("bad",))    # a lost marker has from = 0
+
+    def test_unknown_marker_is_shown_as_a_branch(self):
+        recs = bd.parse_log(f"# bts 0x401004 0x401010 0x{1 << 62 | 9 << 16:x}\n")
+        out = io.StringIO()
+        self.assertEqual(bd.decode(recs, self.syms, out), 0)
+        self.assertEqual(out.getvalue().splitlines()[0],
+                         "0x0000000000401004 alpha+0x4 -> 0x0000000000401010 beta+0x0 "
+                         f"flags=0x{1 << 62 | 9 << 16:x} (unknown btslab marker)")
+
 
 C_SOURCE = """\
 int counter;

@@ -137,6 +137,43 @@ class ListAndPass(unittest.TestCase):
                                     "header says firmware=bios, expected uefi"])
 
 
+class X2apicHandover(unittest.TestCase):
+    GRUB = "\x1b[H\x1b[Jbtslab-x2apic: IA32_APIC_BASE before=0xfee00900 after={after}\n"
+
+    def check(self, firmware_mode, after="0xfee00d00", failed=()):
+        tests = ["apic.self_ipi.dest.x2apic", "smp.boot"] + list(failed)
+        text = self.GRUB.format(after=after) + \
+            "TAP version 13\n# btslab 0.1.0 (git abc1234) boot=multiboot2 firmware=bios\n" \
+            f"# apic mode={firmware_mode} id=0 base=0xfee00000 moved=0 " \
+            f"firmware_mode={firmware_mode} x2apic=1\n" \
+            "# smp online=2 listed=2 failed=0 capped=0 max=16\n" \
+            f"1..{len(tests)}\n" + \
+            "".join(f"not ok {n} - {t}\n  ---\n  message: x\n  ...\n" if t in failed
+                    else f"ok {n} - {t}\n" for n, t in enumerate(tests, 1)) + \
+            f"# btslab done: {len(tests) - len(failed)} passed, {len(failed)} failed, 0 skipped\n"
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp, "x2apic-handover.log")
+            path.write_text(text)
+            b = boot(text, 35 if failed else 33)
+            b.result.log_path = str(path)
+            return matrix.check_x2apic_handover([b])
+
+    def test_x2apic_at_entry(self):
+        problems, detail = self.check("x2apic", failed=["apic.isr.x2apic"])
+        self.assertEqual(problems, [])
+        self.assertIn("GRUB: IA32_APIC_BASE 0xfee00900 -> 0xfee00d00", detail)
+        self.assertIn("firmware_mode=x2apic", detail)
+
+    def test_grub_wrmsr_did_not_take(self):
+        problems = self.check("xapic", after="0xfee00900")[0]
+        self.assertIn("header says firmware_mode=xapic, expected x2apic "
+                      "(GRUB: IA32_APIC_BASE 0xfee00900 -> 0xfee00900)", problems)
+
+    def test_other_failure(self):
+        problems = self.check("x2apic", failed=["smp.call"])[0]
+        self.assertTrue(any("verdict fail, expected pass" in p for p in problems))
+
+
 class KvmSkip(unittest.TestCase):
     def test_skip_with_reason_when_kvm_is_unusable(self):
         with tempfile.TemporaryDirectory() as tmp, \
@@ -146,6 +183,15 @@ class KvmSkip(unittest.TestCase):
             self.assertEqual(matrix.main(["--only", "kernel-kvm"]), 0)
             self.assertEqual(Path(tmp, "qemu.txt").read_text(), "passed=0 failed=0 skipped=1\n")
         self.assertIn("SKIP kernel-kvm (0.0 s): KVM not usable: /dev/kvm: denied", out.getvalue())
+
+    def test_skip_names_what_kvm_was_needed_for(self):
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.object(run, "kvm_usable", lambda: (False, "/dev/kvm: denied")), \
+                mock.patch.object(matrix, "RESULTS", Path(tmp, "qemu.txt")), \
+                contextlib.redirect_stdout(io.StringIO()) as out:
+            self.assertEqual(matrix.main(["--only", "x2apic-handover"]), 0)
+        self.assertIn("SKIP x2apic-handover (0.0 s): KVM not usable: /dev/kvm: denied; "
+                      "needed for x2APIC: QEMU 7.2's TCG has none", out.getvalue())
 
 
 class Cli(unittest.TestCase):
