@@ -89,6 +89,9 @@ $(BUILD)/obj/%.o: %.asm | deps
 	$(say) NASM $<
 	$(Q)$(NASM) -f elf64 -g -w+all -o $@ $<
 
+# NASM's -MD output omits included files here (2.16): say it by hand.
+$(BUILD)/obj/kernel/isr.o $(BUILD)/obj/kernel/uentry.o: kernel/frame.inc
+
 # The BTS model's real-branch source: every basic block calls
 # __sanitizer_cov_trace_pc (drivers/bts_model.c).
 $(BUILD)/obj/tests/kernel/workload_branches.o: KERNEL_CFLAGS += -fsanitize-coverage=trace-pc

@@ -8,6 +8,8 @@
 ; faulting test is sent back to the runner.
 
 bits 64
+
+%include "kernel/frame.inc"
 section .text
 
 extern trap_dispatch
@@ -33,39 +35,11 @@ isr_stub_%1:
 %endrep
 
 isr_common:
-	push rax
-	push rbx
-	push rcx
-	push rdx
-	push rsi
-	push rdi
-	push rbp
-	push r8
-	push r9
-	push r10
-	push r11
-	push r12
-	push r13
-	push r14
-	push r15
+	PUSH_GPRS
 	cld
 	mov rdi, rsp
 	call trap_dispatch
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop r11
-	pop r10
-	pop r9
-	pop r8
-	pop rbp
-	pop rdi
-	pop rsi
-	pop rdx
-	pop rcx
-	pop rbx
-	pop rax
+	POP_GPRS
 	add rsp, 16			; vector and error code
 isr_iret:
 	iretq

@@ -13,6 +13,8 @@
 ; redirected by the test runner or a thread switch goes where it says.
 
 bits 64
+
+%include "kernel/frame.inc"
 section .text
 
 extern syscall_dispatch
@@ -44,21 +46,7 @@ syscall_entry:
 	push rcx			; rip
 	push 0				; error code
 	push VEC_SYSCALL		; vector
-	push rax
-	push rbx
-	push rcx
-	push rdx
-	push rsi
-	push rdi
-	push rbp
-	push r8
-	push r9
-	push r10
-	push r11
-	push r12
-	push r13
-	push r14
-	push r15
+	PUSH_GPRS
 	cld
 	mov rdi, rsp
 	call syscall_dispatch
@@ -71,21 +59,7 @@ syscall_entry:
 	sar rcx, 16
 	cmp rcx, rax
 	jne syscall_slow_exit
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop r11
-	pop r10
-	pop r9
-	pop r8
-	pop rbp
-	pop rdi
-	pop rsi
-	pop rdx
-	pop rcx
-	pop rbx
-	pop rax
+	POP_GPRS
 	add rsp, 16			; vector and error code
 	mov rcx, [rsp]			; rip
 	mov r11, [rsp + 16]		; rflags
@@ -93,21 +67,7 @@ syscall_entry:
 syscall_sysret:
 	o64 sysret
 syscall_slow_exit:
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop r11
-	pop r10
-	pop r9
-	pop r8
-	pop rbp
-	pop rdi
-	pop rsi
-	pop rdx
-	pop rcx
-	pop rbx
-	pop rax
+	POP_GPRS
 	add rsp, 16
 	iretq
 
